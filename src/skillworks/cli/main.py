@@ -20,7 +20,16 @@ app = typer.Typer(
 )
 
 # One module per command group; imported at start-up, heavy imports stay inside the commands.
-_COMMAND_MODULES = ("tasks_cmd", "run_cmd", "report_cmd", "check_cmd", "agents_cmd", "eval_cmd", "clean_cmd")
+_COMMAND_MODULES = (
+    "tasks_cmd",
+    "run_cmd",
+    "report_cmd",
+    "check_cmd",
+    "agents_cmd",
+    "eval_cmd",
+    "clean_cmd",
+    "trajectory_cmd",
+)
 
 
 def _register_commands() -> None:

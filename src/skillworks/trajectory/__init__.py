@@ -1,4 +1,4 @@
-"""ATIF trajectories: models (Harbor RFC 0001, v1.7 field names), validation, a builder for agents,
+"""ATIF trajectories: models (Harbor RFC 0001, v1.0 to v1.8), validation, a builder for agents,
 converters from harness logs, and skill-use detection."""
 
 from skillworks.trajectory.builder import TrajectoryBuilder, sum_metrics
@@ -9,11 +9,14 @@ from skillworks.trajectory.convert import (
     convert_codex,
     convert_gemini_cli,
     convert_gemini_cli_json,
+    convert_gemini_cli_session,
+    convert_log,
     convert_opencode,
 )
 from skillworks.trajectory.models import (
     SCHEMA_VERSION,
     Agent,
+    AudioSource,
     ContentPart,
     FinalMetrics,
     ImageSource,
@@ -32,6 +35,7 @@ __all__ = [
     "CONVERTERS",
     "SCHEMA_VERSION",
     "Agent",
+    "AudioSource",
     "ContentPart",
     "ConvertedLog",
     "FinalMetrics",
@@ -50,6 +54,8 @@ __all__ = [
     "convert_codex",
     "convert_gemini_cli",
     "convert_gemini_cli_json",
+    "convert_gemini_cli_session",
+    "convert_log",
     "convert_opencode",
     "detect_skill_use",
     "sum_metrics",

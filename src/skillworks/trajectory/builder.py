@@ -33,7 +33,8 @@ class TrajectoryBuilder:
     """Accumulates steps; `finish()` returns a validated Trajectory with final_metrics summed from steps.
 
     Observation results attach to the agent step that issued the matching tool call (RFC: a result's
-    `source_call_id` names a `tool_call_id` of the same step), whichever step came last.
+    `source_call_id` names a `tool_call_id` of the same step); when an id recurs across steps, a result
+    answers the oldest call with that id not yet answered.
     """
 
     def __init__(
@@ -55,9 +56,10 @@ class TrajectoryBuilder:
         )
         self.session_id = session_id or str(uuid.uuid4())
         self.steps: list[Step] = []
-        self._call_owner: dict[str, int] = {}  # tool_call_id -> index in self.steps
-        self._aliases: dict[str, list[str]] = {}  # id as the model gave it -> ids used in the trajectory
-        self._answered: set[str] = set()
+        # id as the model gave it (and as recorded, when renamed) -> [(recorded id, index in self.steps)]
+        self._slots: dict[str, list[tuple[str, int]]] = {}
+        self._answered: set[tuple[str, int]] = set()
+        self._n_calls = 0
 
     # -- adding steps ----------------------------------------------------------------------------------
     def add_system(self, text: str, *, timestamp: str | None = None, extra: Mapping[str, Any] | None = None) -> Step:
@@ -94,7 +96,7 @@ class TrajectoryBuilder:
         llm_call_count: int | None = None,
         extra: Mapping[str, Any] | None = None,
     ) -> Step:
-        calls = self._unique_calls(tool_calls or ())
+        calls = self._unique_calls(tool_calls or (), taken=set())
         step = Step(
             step_id=1,
             source="agent",
@@ -108,8 +110,7 @@ class TrajectoryBuilder:
             extra=dict(extra) if extra else None,
         )
         self._append(step)
-        for call in calls:
-            self._call_owner[call.tool_call_id] = len(self.steps) - 1
+        self._register(calls, len(self.steps) - 1)
         return self.steps[-1]
 
     def add_tool_calls(self, tool_calls: Iterable[ToolCallLike]) -> Step:
@@ -117,10 +118,9 @@ class TrajectoryBuilder:
         index = self._last_agent_index()
         if index is None:
             return self.add_agent("", tool_calls=tool_calls)
-        calls = self._unique_calls(tool_calls)
-        for call in calls:
-            self._call_owner[call.tool_call_id] = index
         step = self.steps[index]
+        calls = self._unique_calls(tool_calls, taken={c.tool_call_id for c in step.tool_calls or ()})
+        self._register(calls, index)
         self.steps[index] = step.model_copy(update={"tool_calls": [*(step.tool_calls or ()), *calls]})
         return self.steps[index]
 
@@ -163,15 +163,15 @@ class TrajectoryBuilder:
             ]
         for result in items:
             if result.source_call_id is not None:
-                call_id = self._resolve(result.source_call_id)
-                if call_id is None:
+                slot = self._resolve(result.source_call_id)
+                if slot is None:
                     raise TrajectoryError(
                         f"observation for unknown tool_call_id {result.source_call_id!r}", "trajectory builder"
                     )
+                call_id, index = slot
                 if call_id != result.source_call_id:
                     result = result.model_copy(update={"source_call_id": call_id})
-                self._answered.add(call_id)
-                index = self._call_owner[call_id]
+                self._answered.add(slot)
             elif step_id is not None:
                 if not 1 <= step_id <= len(self.steps):
                     raise TrajectoryError(f"no step with step_id {step_id}", "trajectory builder")
@@ -187,7 +187,7 @@ class TrajectoryBuilder:
 
     def has_call(self, tool_call_id: str) -> bool:
         """Whether a call with this id (as the model gave it, or as recorded) was added."""
-        return tool_call_id in self._call_owner or tool_call_id in self._aliases
+        return tool_call_id in self._slots
 
     # -- finishing -----------------------------------------------------------------------------------------
     def finish(
@@ -214,23 +214,23 @@ class TrajectoryBuilder:
         return validate_trajectory({k: v for k, v in data.items() if v is not None}, name="trajectory builder")
 
     # -- internals -----------------------------------------------------------------------------------------
-    def _unique_calls(self, tool_calls: Iterable[ToolCallLike]) -> list[ToolCall]:
-        """Tool calls with trajectory-unique ids. Models and harnesses do repeat ids (`call_0` every turn) or
-        send none: a missing id is generated, a repeated one renamed `<id>#<n>` (the original kept in
-        `extra.original_tool_call_id`); observations for the original id go to its oldest unanswered call."""
+    def _unique_calls(self, tool_calls: Iterable[ToolCallLike], *, taken: set[str]) -> list[ToolCall]:
+        """Tool calls with ids unique within their step (Harbor's ATIF rule; an id may recur in later steps, as
+        models reuse `call_0` every turn). A missing id is generated; one repeated within the step is renamed
+        `<id>#<n>` (the original kept in `extra.original_tool_call_id`)."""
         out: list[ToolCall] = []
+        taken = set(taken)
         for raw in tool_calls:
             call = raw if isinstance(raw, ToolCall) else None
             if call is None:
                 data = dict(raw)
                 if not data.get("tool_call_id"):
-                    data["tool_call_id"] = f"call_{len(self._call_owner) + len(out) + 1}"
+                    data["tool_call_id"] = f"call_{self._n_calls + len(out) + 1}"
                 call = ToolCall.model_validate(data)
             original = call.tool_call_id
-            taken = {c.tool_call_id for c in out}
-            if original in self._call_owner or original in taken:
+            if original in taken:
                 n = 2
-                while f"{original}#{n}" in self._call_owner or f"{original}#{n}" in taken:
+                while f"{original}#{n}" in taken:
                     n += 1
                 call = call.model_copy(
                     update={
@@ -238,15 +238,26 @@ class TrajectoryBuilder:
                         "extra": {**(call.extra or {}), "original_tool_call_id": original},
                     }
                 )
-            self._aliases.setdefault(original, []).append(call.tool_call_id)
+            taken.add(call.tool_call_id)
             out.append(call)
         return out
 
-    def _resolve(self, source_call_id: str) -> str | None:
-        ids = self._aliases.get(source_call_id)
-        if ids:
-            return next((i for i in ids if i not in self._answered), ids[-1])
-        return source_call_id if source_call_id in self._call_owner else None
+    def _register(self, calls: Sequence[ToolCall], index: int) -> None:
+        """Remember where each call lives, under the id the model gave and the id recorded."""
+        self._n_calls += len(calls)
+        for call in calls:
+            original = str((call.extra or {}).get("original_tool_call_id", call.tool_call_id))
+            self._slots.setdefault(original, []).append((call.tool_call_id, index))
+            if original != call.tool_call_id:
+                self._slots.setdefault(call.tool_call_id, []).append((call.tool_call_id, index))
+
+    def _resolve(self, source_call_id: str) -> tuple[str, int] | None:
+        """The call a result for `source_call_id` answers: the oldest unanswered one with that id, else the
+        latest."""
+        slots = self._slots.get(source_call_id)
+        if not slots:
+            return None
+        return next((s for s in slots if s not in self._answered), slots[-1])
 
     def _append(self, step: Step) -> Step:
         step = step.model_copy(update={"step_id": len(self.steps) + 1})

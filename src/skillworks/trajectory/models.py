@@ -1,27 +1,37 @@
-"""ATIF (Agent Trajectory Interchange Format) pydantic models, field names as in Harbor's RFC 0001 v1.7.
+"""ATIF (Agent Trajectory Interchange Format) pydantic models, field names as in Harbor's RFC 0001.
 
-Rules enforced here, each taken from the RFC text:
+Accepted versions: v1.0 to v1.8 (v1.8, Harbor's current default and what skillworks writes, adds audio
+content parts). Rules enforced here, each as Harbor's models apply them:
 - every object is strict (`extra="forbid"`): an unknown key is an error; custom data goes in `extra`;
 - `step_id` starts at 1 and is sequential; `timestamp` is ISO 8601;
 - `model_name`, `reasoning_effort`, `reasoning_content`, `tool_calls` and `metrics` only on agent steps;
 - an agent step with `llm_call_count == 0` (deterministic dispatch, v1.7) carries no `metrics` and no
   `reasoning_content`;
 - an observation result's `source_call_id` names a `tool_call_id` of the same step;
-- `tool_call_id`s are unique within a trajectory (needed to attach results unambiguously);
+- `tool_call_id`s are unique within a step (Harbor's rule: not across the whole trajectory, since models
+  and harnesses reuse ids such as `call_0` from turn to turn; a result is paired within its own step);
 - embedded subagent trajectories (v1.7) each carry a unique `trajectory_id`.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
 SchemaVersion = Literal[
-    "ATIF-v1.0", "ATIF-v1.1", "ATIF-v1.2", "ATIF-v1.3", "ATIF-v1.4", "ATIF-v1.5", "ATIF-v1.6", "ATIF-v1.7"
+    "ATIF-v1.0",
+    "ATIF-v1.1",
+    "ATIF-v1.2",
+    "ATIF-v1.3",
+    "ATIF-v1.4",
+    "ATIF-v1.5",
+    "ATIF-v1.6",
+    "ATIF-v1.7",
+    "ATIF-v1.8",
 ]
-SCHEMA_VERSION: SchemaVersion = "ATIF-v1.7"
+SCHEMA_VERSION: SchemaVersion = "ATIF-v1.8"
 StepSource = Literal["system", "user", "agent"]
 AGENT_ONLY_FIELDS = ("model_name", "reasoning_effort", "reasoning_content", "tool_calls", "metrics")
 
@@ -44,19 +54,48 @@ class ImageSource(_Strict):
         return self
 
 
-class ContentPart(_Strict):
-    """One part of a multimodal message or observation (ATIF v1.6): text xor image."""
+class AudioSource(_Strict):
+    """Where the audio of an audio content part lives (ATIF v1.8)."""
 
-    type: Literal["text", "image"]
+    media_type: str = Field(description="e.g. audio/wav, audio/mpeg")
+    path: str = Field(min_length=1, description="file path relative to the trajectory")
+    duration_sec: float | None = Field(default=None, ge=0)
+
+    @field_validator("media_type")
+    @classmethod
+    def _audio_type(cls, value: str) -> str:
+        if not value.startswith("audio/"):
+            raise ValueError(f"not an audio media type: {value!r}")
+        return value
+
+
+def _source_kind(value: Any) -> str:
+    media_type = value.get("media_type") if isinstance(value, dict) else getattr(value, "media_type", None)
+    return "audio-source" if isinstance(media_type, str) and media_type.startswith("audio/") else "image-source"
+
+
+# An image source and an audio source are told apart by their media type (audio/... is audio).
+_MediaSource = Annotated[
+    Annotated[ImageSource, Tag("image-source")] | Annotated[AudioSource, Tag("audio-source")],
+    Discriminator(_source_kind),
+]
+
+
+class ContentPart(_Strict):
+    """One part of a multimodal message or observation: text (v1.6), image (v1.6) or audio (v1.8)."""
+
+    type: Literal["text", "image", "audio"]
     text: str | None = None
-    source: ImageSource | None = None
+    source: _MediaSource | None = None
 
     @model_validator(mode="after")
-    def _text_xor_image(self) -> ContentPart:
+    def _text_xor_media(self) -> ContentPart:
         if self.type == "text" and (self.text is None or self.source is not None):
             raise ValueError("a 'text' part carries 'text' and no 'source'")
-        if self.type == "image" and (self.source is None or self.text is not None):
-            raise ValueError("an 'image' part carries 'source' and no 'text'")
+        if self.type == "image" and (not isinstance(self.source, ImageSource) or self.text is not None):
+            raise ValueError("an 'image' part carries an image 'source' and no 'text'")
+        if self.type == "audio" and (not isinstance(self.source, AudioSource) or self.text is not None):
+            raise ValueError("an 'audio' part carries an audio 'source' and no 'text'")
         return self
 
 
@@ -141,8 +180,16 @@ class Step(_Strict):
             for name in ("metrics", "reasoning_content"):
                 if getattr(self, name) is not None:
                     raise ValueError(f"{name}: must be absent when llm_call_count is 0 (deterministic dispatch)")
+        seen: set[str] = set()
+        for j, call in enumerate(self.tool_calls or ()):
+            if call.tool_call_id in seen:
+                raise ValueError(
+                    f"tool_calls[{j}].tool_call_id: {call.tool_call_id!r} is used twice in this step "
+                    "(ids must be unique within a step)"
+                )
+            seen.add(call.tool_call_id)
         if self.observation is not None:
-            ids = {call.tool_call_id for call in self.tool_calls or ()}
+            ids = seen
             for i, result in enumerate(self.observation.results):
                 if result.source_call_id is not None and result.source_call_id not in ids:
                     raise ValueError(
@@ -175,17 +222,9 @@ class Trajectory(_Strict):
 
     @model_validator(mode="after")
     def _cross_step_rules(self) -> Trajectory:
-        seen_calls: dict[str, int] = {}
         for i, step in enumerate(self.steps):
             if step.step_id != i + 1:
                 raise ValueError(f"steps[{i}] (step_id {step.step_id}): step_id: expected {i + 1} (sequential from 1)")
-            for j, call in enumerate(step.tool_calls or ()):
-                if call.tool_call_id in seen_calls:
-                    raise ValueError(
-                        f"steps[{i}] (step_id {step.step_id}): tool_calls[{j}].tool_call_id: "
-                        f"{call.tool_call_id!r} already used in step_id {seen_calls[call.tool_call_id]}"
-                    )
-                seen_calls[call.tool_call_id] = step.step_id
         ids: set[str] = set()
         for k, sub in enumerate(self.subagent_trajectories or ()):
             if sub.trajectory_id is None:

@@ -13,7 +13,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from skillworks.errors import UserError
-from skillworks.trajectory.models import Trajectory
+from skillworks.trajectory.models import AudioSource, ImageSource, Trajectory
+
+_TAGGED_MODELS: dict[str, type[BaseModel]] = {"image-source": ImageSource, "audio-source": AudioSource}
 
 
 class TrajectoryError(UserError):
@@ -107,7 +109,8 @@ def _describe(error: Any, raw: dict[str, Any]) -> str:
 
 def _is_union_tag(part: Any) -> bool:
     return isinstance(part, str) and (
-        part in ("str", "int", "float", "bool") or part.startswith(("list[", "function-"))
+        part in ("str", "int", "float", "bool", "image-source", "audio-source")
+        or part.startswith(("list[", "function-"))
     )
 
 
@@ -140,6 +143,9 @@ def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
     for part in loc:
         if model is None:
             return []
+        if part in _TAGGED_MODELS:
+            model = _TAGGED_MODELS[part]
+            continue
         if isinstance(part, int) or _is_union_tag(part):
             continue
         field = model.model_fields.get(str(part))

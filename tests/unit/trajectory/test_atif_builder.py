@@ -88,8 +88,8 @@ def test_observation_for_unknown_call_is_an_error() -> None:
         b.add_observation({"zz": "?"})
 
 
-def test_repeated_and_missing_tool_call_ids_are_made_unique() -> None:
-    # models do this: the same id every turn, or none at all
+def test_tool_call_ids_are_kept_across_steps_and_made_unique_within_one() -> None:
+    # models do this: the same id every turn, twice in one turn, or none at all
     b = _builder()
     b.add_user("go")
     b.add_agent("", tool_calls=[{"tool_call_id": "call_0", "function_name": "bash", "arguments": {"command": "a"}}])
@@ -97,19 +97,24 @@ def test_repeated_and_missing_tool_call_ids_are_made_unique() -> None:
         "",
         tool_calls=[
             {"tool_call_id": "call_0", "function_name": "bash", "arguments": {"command": "b"}},
-            {"tool_call_id": "", "function_name": "bash", "arguments": {"command": "c"}},
+            {"tool_call_id": "call_0", "function_name": "bash", "arguments": {"command": "c"}},
+            {"tool_call_id": "", "function_name": "bash", "arguments": {"command": "d"}},
         ],
     )
     b.add_observation({"call_0": "out a"})
     b.add_observation({"call_0": "out b"})
+    b.add_observation({"call_0#2": "out c"})
     traj = b.finish()
     first, second = traj.steps[1], traj.steps[2]
     assert second.tool_calls is not None
-    assert [c.tool_call_id for c in second.tool_calls] == ["call_0#2", "call_3"]
-    assert second.tool_calls[0].extra == {"original_tool_call_id": "call_0"}
+    assert [c.tool_call_id for c in second.tool_calls] == ["call_0", "call_0#2", "call_4"]
+    assert second.tool_calls[1].extra == {"original_tool_call_id": "call_0"}
     assert first.observation is not None and first.observation.results[0].content == "out a"
     assert second.observation is not None
-    assert [(r.source_call_id, r.content) for r in second.observation.results] == [("call_0#2", "out b")]
+    assert [(r.source_call_id, r.content) for r in second.observation.results] == [
+        ("call_0", "out b"),
+        ("call_0#2", "out c"),
+    ]
     assert b.has_call("call_0") and b.has_call("call_0#2")
 
 

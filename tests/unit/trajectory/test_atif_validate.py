@@ -74,7 +74,8 @@ def _error(data: dict[str, Any]) -> str:
 
 def test_valid_trajectory_parses_with_rfc_field_names() -> None:
     traj = validate_trajectory(_valid())
-    assert traj.schema_version == SCHEMA_VERSION == "ATIF-v1.7"
+    assert traj.schema_version == "ATIF-v1.7"
+    assert SCHEMA_VERSION == "ATIF-v1.8"  # what skillworks writes: Harbor's current default
     assert traj.steps[2].tool_calls is not None
     assert traj.steps[2].tool_calls[0].function_name == "bash"
     assert traj.steps[2].observation is not None
@@ -176,12 +177,53 @@ def test_observation_without_source_call_id_is_allowed_on_system_steps() -> None
     assert validate_trajectory(data).steps[0].observation is not None
 
 
-def test_tool_call_ids_are_unique_across_the_trajectory() -> None:
+def test_tool_call_ids_may_recur_across_steps_as_harbor_allows() -> None:
     data = _valid()
     data["steps"][3]["tool_calls"] = [{"tool_call_id": "c1", "function_name": "bash", "arguments": {}}]
+    data["steps"][3]["observation"] = {"results": [{"source_call_id": "c1", "content": "again"}]}
+    traj = validate_trajectory(data)
+    assert [s.tool_calls[0].tool_call_id for s in traj.steps[2:] if s.tool_calls] == ["c1", "c1"]
+
+
+def test_tool_call_ids_are_unique_within_a_step() -> None:
+    data = _valid()
+    data["steps"][2]["tool_calls"].append({"tool_call_id": "c1", "function_name": "bash", "arguments": {}})
     assert _error(data) == (
-        "trajectory.json: steps[3] (step_id 4): tool_calls[0].tool_call_id: 'c1' already used in step_id 3"
+        "trajectory.json: steps[2] (step_id 3): tool_calls[1].tool_call_id: 'c1' is used twice in this step "
+        "(ids must be unique within a step)"
     )
+
+
+def test_v18_audio_content_parts_are_accepted() -> None:
+    data = _valid()
+    data["schema_version"] = "ATIF-v1.8"
+    data["steps"][1]["message"] = [
+        {"type": "text", "text": "Transcribe this"},
+        {"type": "audio", "source": {"media_type": "audio/wav", "path": "media/q.wav", "duration_sec": 3.5}},
+    ]
+    traj = validate_trajectory(data)
+    part = traj.steps[1].message[1]
+    assert not isinstance(part, str) and part.type == "audio" and part.source is not None
+    assert part.source.model_dump(exclude_none=True) == {
+        "media_type": "audio/wav",
+        "path": "media/q.wav",
+        "duration_sec": 3.5,
+    }
+    assert validate_trajectory(traj.to_json_dict()) == traj  # round-trips
+
+
+def test_audio_part_with_a_non_audio_media_type_is_rejected() -> None:
+    data = _valid()
+    data["steps"][1]["message"] = [{"type": "audio", "source": {"media_type": "image/png", "path": "a.png"}}]
+    assert _error(data) == (
+        "trajectory.json: steps[1] (step_id 2): message[0]: an 'audio' part carries an audio 'source' and no 'text'"
+    )
+
+
+def test_audio_part_without_a_path_is_rejected() -> None:
+    data = _valid()
+    data["steps"][1]["message"] = [{"type": "audio", "source": {"media_type": "audio/wav"}}]
+    assert _error(data) == "trajectory.json: steps[1] (step_id 2): message[0].source.path: field required"
 
 
 def test_arguments_must_be_an_object() -> None:
@@ -224,7 +266,7 @@ def test_multimodal_content_parts_text_xor_image() -> None:
     assert validate_trajectory(data).steps[1].message[1].source is not None  # type: ignore[union-attr]
     data["steps"][1]["message"] = [{"type": "image", "text": "not an image"}]
     assert _error(data) == (
-        "trajectory.json: steps[1] (step_id 2): message[0]: an 'image' part carries 'source' and no 'text'"
+        "trajectory.json: steps[1] (step_id 2): message[0]: an 'image' part carries an image 'source' and no 'text'"
     )
 
 
