@@ -40,6 +40,23 @@ def parse_agent_options(items: list[str] | None) -> dict[str, Any]:
     return options
 
 
+def _self_generated_options(creator_skill: str, reuse: bool, agents: list[str]) -> dict[str, Any]:
+    """The self-generated condition's record in experiment.json; a bad --creator-skill fails here."""
+    from skillworks.experiment.selfgen.source import BUNDLED_CREATORS, SelfGenOptions
+
+    if creator_skill == "bundled":
+        lacking = [a for a in agents if a not in BUNDLED_CREATORS]
+        if lacking:
+            raise UserError(
+                f"--creator-skill bundled: agent {lacking[0]} bundles no skill creator "
+                f"(known: {', '.join(sorted(BUNDLED_CREATORS))})"
+            )
+    elif creator_skill != "default":
+        creator_skill = str(Path(creator_skill).resolve())
+    options = SelfGenOptions(reuse=reuse, creator_skill=creator_skill)
+    return options.to_extra()  # loads (and so validates) the authoring skill
+
+
 def register(app: typer.Typer) -> None:
     @app.command("run")
     def run(
@@ -67,6 +84,16 @@ def register(app: typer.Typer) -> None:
         image_map: ImageMap = None,
         ca_bundle: CaBundle = None,
         force_build: ForceBuild = False,
+        creator_skill: Annotated[
+            str,
+            typer.Option(
+                help="self-generated: the authoring skill the creator sees: 'default' (skillworks' own), "
+                "'bundled' (the harness's own skill creator) or a skill DIR"
+            ),
+        ] = "default",
+        selfgen_reuse: Annotated[
+            bool, typer.Option(help="self-generated: generate once per (task, agent) and reuse across trials")
+        ] = False,
     ) -> None:
         """Run tasks × conditions × agents × trials and write results.jsonl and the reports."""
         from rich.console import Console
@@ -129,6 +156,8 @@ def register(app: typer.Typer) -> None:
                 env=env,
                 env_options=options,
             )
+            if "self-generated" in spec.conditions:
+                spec.extra["self_generated"] = _self_generated_options(creator_skill, selfgen_reuse, agents)
         try:
             outcome = asyncio.run(run_experiment(spec, loaded, run_dir, resume=resume is not None, console=console))
         except (KeyboardInterrupt, asyncio.CancelledError):

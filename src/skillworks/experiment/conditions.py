@@ -100,3 +100,20 @@ for _c in (
     ),
 ):
     register_condition(_c)
+
+
+def _register_self_generated() -> None:
+    from skillworks.experiment.selfgen.source import SelfGeneratedSource
+
+    register_condition(
+        Condition(
+            "self-generated",
+            "SkillsBench: skills the agent itself wrote for the task type in a separate creator session",
+            _none,  # the packs come from the source; nothing the experiment holds is selected
+            strips_task_skills=True,
+            source=SelfGeneratedSource(),
+        )
+    )
+
+
+_register_self_generated()

@@ -174,6 +174,7 @@ async def run_experiment(
                 ),
                 keep_workspace=keep_workspace,
                 post_trial=post_trial,
+                experiment_extra=dict(spec.extra),
             )
             async with _sandbox_session(spec):
                 await _schedule(todo, tenv, store, spec.concurrency, outcome, console, on_result)

@@ -67,6 +67,8 @@ class TrialEnvironment:
     keep_workspace: bool = False
     # called with every finished result before it is recorded (e.g. ACES metrics); returns the result to record
     post_trial: Callable[[TrialSpec, TrialResult, Path], Awaitable[TrialResult]] | None = None
+    # ExperimentSpec.extra: options of conditions' skill sources (e.g. extra["self_generated"])
+    experiment_extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

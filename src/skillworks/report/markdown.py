@@ -224,6 +224,8 @@ def render_markdown(summary: Summary) -> str:
         rows,
     )
 
+    out += _skill_source_lines(s)
+
     out += ["## Errors", ""]
     if s.errors:
         out += _table(
@@ -259,3 +261,56 @@ def render_markdown(summary: Summary) -> str:
     out += [f"- {n}" for n in [*s.notes, *s.warnings, s.interval_note]]
     out.append("")
     return "\n".join(out)
+
+
+def _skill_source_lines(s: Summary) -> list[str]:
+    """Conditions whose skills were produced per trial (self-generated): the source step's own usage and
+    every pack it produced. Empty when no condition of the run has a skill source."""
+    if not s.skill_source_usage and not s.generated_packs:
+        return []
+    out = ["## Skill sources (self-generated skills)", ""]
+    out.append(
+        "What producing the skills cost (creator sessions), kept apart from the solver's figures above; "
+        "a creation reused across trials is paid once."
+    )
+    out.append("")
+    out += _table(
+        ["Condition", "Agent", "Trials", "Source runs", "Input tok", "Output tok", "Cached tok", "Calls", "Cost USD"],
+        [
+            [
+                u.condition,
+                u.agent,
+                str(u.trials),
+                str(u.source_runs),
+                f"{u.input_tokens:,}",
+                f"{u.output_tokens:,}",
+                f"{u.cached_tokens:,}",
+                f"{u.calls:,}",
+                f"{u.cost_usd:.4f}",
+            ]
+            for u in s.skill_source_usage
+        ],
+    )
+    keys = [p for p in s.generated_packs if p.status == "answer_key"]
+    if keys:
+        out.append(
+            f"**{len(keys)} generated pack(s) are answer keys** (they name values the verifier checks): "
+            "withheld from the solver."
+        )
+        out.append("")
+    if s.generated_packs:
+        out += _table(
+            ["Trial", "Pack", "Status", "Reason / findings"],
+            [
+                [
+                    p.trial_id,
+                    f"{p.pack}@{p.package_hash[:12]}" if p.package_hash else p.pack,
+                    p.status,
+                    "; ".join([*([p.reason] if p.reason else []), *p.findings]) or "—",
+                ]
+                for p in s.generated_packs
+            ],
+        )
+    else:
+        out += ["No skill source produced any pack.", ""]
+    return out

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from skillworks.report.skill_sources import GeneratedPackRow, SourceUsageRow
+
 SUMMARY_SCHEMA_VERSION = 1
 SCRIPTED_NOTE = "results produced with the scripted test provider — not a model evaluation"
 
@@ -230,3 +232,9 @@ class Summary(_Strict):
     usage: list[UsageRow]
     errors: list[ErrorRow]
     missing_trials: list[MissingTrial]
+    skill_source_usage: list[SourceUsageRow] = Field(
+        default_factory=list, description="usage of skill-source steps (creator sessions), apart from `usage`"
+    )
+    generated_packs: list[GeneratedPackRow] = Field(
+        default_factory=list, description="every pack a skill source produced, per trial, and what became of it"
+    )

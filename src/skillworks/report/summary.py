@@ -30,6 +30,7 @@ from skillworks.report.model import (
     TaskRow,
     UsageRow,
 )
+from skillworks.report.skill_sources import generated_pack_rows, source_usage_rows
 from skillworks.results import TrialResult
 from skillworks.stats import (
     DEFAULT_RESAMPLES,
@@ -394,4 +395,6 @@ def build_summary(
         phase_times=grouped.phase_times,
         skill_invocation=grouped.skill_invocation,
         usage=grouped.usage,
+        skill_source_usage=source_usage_rows(kept),
+        generated_packs=generated_pack_rows(kept),
     )

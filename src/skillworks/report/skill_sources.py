@@ -1,0 +1,85 @@
+"""Report rows for conditions whose skills were produced per trial (e.g. `self-generated`): what the source
+step itself used (creator sessions; never part of the solver's usage rows) and what it produced (each
+generated pack: staged, withheld as an answer key, or rejected by `skillworks check`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from skillworks.results import TrialResult
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SourceUsageRow(_Strict):
+    condition: str
+    agent: str
+    trials: int = Field(description="trials whose skills came from a source")
+    source_runs: int = Field(description="trials that paid for a source step (a reused creation is paid once)")
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int
+    cost_usd: float
+    calls: int
+
+
+class GeneratedPackRow(_Strict):
+    trial_id: str
+    condition: str
+    agent: str
+    pack: str
+    status: str = Field(description="staged | answer_key | check_failed | invalid | over_limit")
+    reason: str | None = None
+    package_hash: str | None = None
+    findings: list[str] = Field(default_factory=list, description="check errors and leakage findings")
+
+
+def source_usage_rows(results: Sequence[TrialResult]) -> list[SourceUsageRow]:
+    groups: dict[tuple[str, str], list[TrialResult]] = {}
+    for r in results:
+        if r.skill_source is not None:
+            groups.setdefault((r.condition, r.agent), []).append(r)
+    rows = []
+    for (condition, agent), rs in groups.items():
+        usages = [r.skill_source.usage for r in rs if r.skill_source is not None and r.skill_source.usage is not None]
+        rows.append(
+            SourceUsageRow(
+                condition=condition,
+                agent=agent,
+                trials=len(rs),
+                source_runs=len(usages),
+                input_tokens=sum(u.input_tokens for u in usages),
+                output_tokens=sum(u.output_tokens for u in usages),
+                cached_tokens=sum(u.cached_tokens for u in usages),
+                cost_usd=float(sum(u.cost_usd for u in usages)),
+                calls=sum(u.calls for u in usages),
+            )
+        )
+    return rows
+
+
+def generated_pack_rows(results: Sequence[TrialResult]) -> list[GeneratedPackRow]:
+    rows = []
+    for r in results:
+        if r.skill_source is None:
+            continue
+        packs: list[dict[str, Any]] = r.skill_source.record.get("packs") or []
+        for p in packs:
+            rows.append(
+                GeneratedPackRow(
+                    trial_id=r.trial_id,
+                    condition=r.condition,
+                    agent=r.agent,
+                    pack=str(p.get("name") or p.get("dir")),
+                    status=str(p.get("status")),
+                    reason=p.get("reason"),
+                    package_hash=p.get("package_hash"),
+                    findings=[*p.get("check_errors", []), *p.get("leakage", [])],
+                )
+            )
+    return rows

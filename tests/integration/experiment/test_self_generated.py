@@ -1,0 +1,169 @@
+"""Issue 12, self-generated condition: a creator session writes skill packs in its own sandbox; the solver
+uses them in a new one. The model provider is the one test double (the `scripted` provider replays the
+creator's and the solver's turns, tests/fixtures/selfgen/builtin.yaml); sandboxes, the gateway, the
+builtin agent, `skillworks check`, the leakage audit and the verifier are real.
+
+The creator attacks: it reads for the verifier and the oracle, leaves a marker and the answer in its own
+workspace, copies the verifier into a pack, plants an answer-key pack, a pack with a symlink and a broken
+pack."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillworks.experiment import RunStore
+from skillworks.gateway import read_calls
+from skillworks.results import TrialResult
+
+pytestmark = [pytest.mark.bwrap]
+
+REPO = Path(__file__).resolve().parents[3]
+TASK = REPO / "tests" / "fixtures" / "tasks_sandbox" / "selfgen-sum"
+SCRIPT = REPO / "tests" / "fixtures" / "selfgen" / "builtin.yaml"
+
+
+def _run(cli: Any, out: Path, run_id: str, *extra: str, conditions: str = "none,curated,self-generated") -> Any:
+    return cli(
+        "run", str(TASK), "--agent", "builtin", "--model", f"scripted/{SCRIPT}", "--conditions", conditions,
+        "--out", str(out), "--run-id", run_id, *extra,
+    )  # fmt: skip
+
+
+def _sums(path: Path) -> tuple[int, int, int]:
+    calls = read_calls(path)
+    return sum(c.input_tokens for c in calls), sum(c.output_tokens for c in calls), len(calls)
+
+
+def test_self_generated_creator_and_solver_are_isolated_and_reported(tmp_path: Path, cli: Any) -> None:
+    proc = _run(cli, tmp_path, "sg")
+    assert proc.returncode == 0, proc.stderr
+    run_dir = tmp_path / "sg"
+    results = {r.condition: r for r in RunStore(run_dir).read_results()}
+    assert set(results) == {"none", "curated", "self-generated"}
+    assert all(r.error is None for r in results.values()), [r.error for r in results.values()]
+    sg = results["self-generated"]
+    trial = run_dir / "trials" / sg.trial_id
+    creator = trial / "creator"
+
+    # the solver ran in a new sandbox: the verifier's "no creator state" test passed, and the creator's
+    # marker, its answer file and its generated-skills dir were not there (reward 1 needs both tests)
+    assert sg.reward == 1.0
+    assert {t.name: t.status for t in sg.tests} == {"test_total": "passed", "test_no_creator_state": "passed"}
+    solver_obs = json.dumps(json.loads((trial / "trajectory.json").read_text())["steps"])
+    assert "cannot access '/app/creator-was-here'" in solver_obs
+
+    # the creator could not read the verifier or the oracle; nothing of them reached a pack
+    creator_obs = json.dumps(json.loads((creator / "trajectory.json").read_text())["steps"])
+    for path in ("/verifier/test.sh", "/tests/test.sh", "/oracle/solve.sh", "/solution/solve.sh"):
+        assert f"cat: {path}: No such file or directory" in creator_obs
+    assert "cp: cannot stat '/verifier'" in creator_obs
+    generated = creator / "generated-skills"
+    assert sorted(p.name for p in generated.iterdir()) == ["answer-sheet", "broken", "linky", "number-summing"]
+    for f in generated.rglob("*"):
+        if f.is_file() and not f.is_symlink():
+            assert "test_no_creator_state" not in f.read_text(errors="replace")
+    # the creator saw exactly one skill: the project's authoring skill
+    creator_audit = json.loads((creator / "skills.json").read_text())
+    assert creator_audit["ok"] and [v["name"] for v in creator_audit["visible"]] == ["skill-authoring"]
+
+    # packs: saved, hashed, checked and audited; only the good one reaches the solver
+    assert sg.skill_source is not None
+    record = sg.skill_source.record
+    status = {p["dir"]: p["status"] for p in record["packs"]}
+    assert status == {"answer-sheet": "answer_key", "broken": "invalid", "linky": "invalid", "number-summing": "staged"}
+    assert record["answer_keys"] == ["answer-sheet"]
+    assert sg.skills_staged == record["staged"] and sg.skills_staged[0].startswith("number-summing@")
+    audit = json.loads((trial / "skills.json").read_text())
+    assert audit["ok"] and [v["name"] for v in audit["visible"]] == ["number-summing"]
+    creation = json.loads((creator / "creation.json").read_text())
+    staged = next(p for p in creation["packs"] if p["status"] == "staged")
+    from skillworks.skills.package import hash_directory
+
+    assert staged["package_hash"] == hash_directory(generated / "number-summing")
+
+    # SIR counts the generated pack's use
+    assert sg.skill_use.invoked == ["number-summing"] and sg.skill_use.scripts_run == ["number-summing/scripts/sum.py"]
+
+    # creator usage is its own gateway log; the solver's usage is the trial's gateway log; never mixed
+    assert sg.skill_source.usage is not None
+    creator_usage = sg.skill_source.usage
+    assert (creator_usage.input_tokens, creator_usage.output_tokens, creator_usage.calls) == _sums(
+        creator / "gateway.jsonl"
+    )
+    assert (sg.usage.input_tokens, sg.usage.output_tokens, sg.usage.calls) == _sums(trial / "gateway.jsonl")
+    assert creator_usage.calls == 6 and sg.usage.calls == 3
+
+    summary = json.loads((run_dir / "summary.json").read_text())
+    (src_row,) = summary["skill_source_usage"]
+    assert (src_row["condition"], src_row["input_tokens"], src_row["calls"]) == (
+        "self-generated",
+        creator_usage.input_tokens,
+        6,
+    )
+    usage_rows = {u["condition"]: u for u in summary["usage"]}
+    assert usage_rows["self-generated"]["input_tokens"] == sg.usage.input_tokens
+    sir = {row["condition"]: row for row in summary["skill_invocation"]}
+    assert sir["self-generated"]["invoked_trials"] == 1
+    assert {p["pack"]: p["status"] for p in summary["generated_packs"]}["answer-sheet"] == "answer_key"
+    report = (run_dir / "report.md").read_text()
+    section = report.split("## Skill sources (self-generated skills)", 1)[1].split("## Errors", 1)[0]
+    assert f"{creator_usage.input_tokens:,}" in section and "answer-sheet@" in section and "answer_key" in section
+    assert "1 generated pack(s) are answer keys" in section
+    spec = json.loads((run_dir / "experiment.json").read_text())
+    assert spec["extra"]["self_generated"]["reuse"] is False
+    assert spec["extra"]["self_generated"]["creator_skill"] == "default"
+
+    # none/curated never ran a creator
+    assert results["none"].skill_source is None and results["none"].reward == 0.0
+
+
+def test_selfgen_reuse_generates_once_per_task_and_agent(tmp_path: Path, cli: Any) -> None:
+    proc = _run(cli, tmp_path, "reuse", "--selfgen-reuse", "--trials", "3", "--concurrency", "3",
+                conditions="self-generated")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    run_dir = tmp_path / "reuse"
+    results: list[TrialResult] = RunStore(run_dir).read_results()
+    assert len(results) == 3 and all(r.reward == 1.0 for r in results), [r.error for r in results]
+    shared = run_dir / "self-generated" / "selfgen-sum__builtin-builtin"
+    assert (shared / "creation.json").is_file()
+    assert len(read_calls(shared / "gateway.jsonl")) == 6  # one creator session for the three trials
+    assert not any((run_dir / "trials" / r.trial_id / "creator").exists() for r in results)
+    records = [r.skill_source for r in results if r.skill_source is not None]
+    assert len(records) == 3 and len({tuple(r.record["staged"]) for r in records}) == 1
+    assert sorted(r.record["reused"] for r in records) == [False, True, True]
+    assert sum(1 for r in records if r.usage is not None) == 1  # paid once
+    spec = json.loads((run_dir / "experiment.json").read_text())
+    assert spec["extra"]["self_generated"]["reuse"] is True
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["skill_source_usage"][0]["source_runs"] == 1
+
+
+def test_a_failing_creator_is_a_skill_source_error(tmp_path: Path, cli: Any) -> None:
+    script = tmp_path / "fail.yaml"
+    script.write_text(
+        "by_task:\n  selfgen-sum@self-generated-creator:\n    - text: x\n      fail: {status: 500, times: 9}\n"
+    )
+    proc = cli("run", str(TASK), "--agent", "builtin", "--model", f"scripted/{script}", "--conditions",
+               "self-generated", "--out", str(tmp_path), "--run-id", "f")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    (r,) = RunStore(tmp_path / "f").read_results()
+    assert r.outcome == "error" and r.reward is None
+    assert r.error is not None and r.error.category == "skill_source_error" and "creator session" in r.error.message
+
+
+@pytest.mark.parametrize(
+    ("flag", "message"),
+    [
+        ("/nonexistent/authoring", "not a skill directory"),
+        ("bundled", "agent builtin bundles no skill creator"),
+    ],
+)
+def test_bad_creator_skill_is_one_line_error(tmp_path: Path, cli: Any, flag: str, message: str) -> None:
+    proc = _run(cli, tmp_path, "bad", "--creator-skill", flag, conditions="self-generated")
+    assert proc.returncode != 0
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "bad").exists()
