@@ -8,6 +8,7 @@ The public API (imported lazily, so `import skillworks` stays cheap):
     from skillworks import check_skills, audit_task_leakage               # static checks
     from skillworks import run_eval, EvalOptions                           # ACES live evaluation
     from skillworks import validate_trajectory                             # ATIF
+    from skillworks import compile_skill, load_compiled_dir               # compiled skills (SkillSmith)
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ _LAZY = {
     "validate_trajectory": "skillworks.trajectory",
     "run_eval": "skillworks.evaluate",
     "EvalOptions": "skillworks.evaluate",
+    "compile_skill": "skillworks.compile",
+    "load_compiled_dir": "skillworks.compile",
+    "BoundaryContract": "skillworks.compile",
 }
 
 __all__ = [

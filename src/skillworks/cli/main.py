@@ -29,6 +29,7 @@ _COMMAND_MODULES = (
     "eval_cmd",
     "clean_cmd",
     "trajectory_cmd",
+    "compile_cmd",
 )
 
 

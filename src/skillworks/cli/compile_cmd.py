@@ -1,0 +1,49 @@
+"""`skillworks compile`: skills → boundary contracts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+
+def compile_command(
+    skill_dirs: list[Path] = typer.Argument(..., help="Skill directories, or folders holding skill directories."),
+    out: Path = typer.Option(..., "-o", "--out", help="Where compiled skills go: OUT/<skill>/contract.json."),
+    recompile: bool = typer.Option(
+        False, "--recompile", help="Replace an artifact compiled from an earlier version of the package."
+    ),
+    explain: bool = typer.Option(False, "--explain", help="Print shape, evidence, operators and risks."),
+    as_json: bool = typer.Option(False, "--json", help="Print the explanation as JSON instead of tables."),
+) -> None:
+    """Compile skills into boundary contracts (shape, operators, step graph, risks, lossless capsule)."""
+    from skillworks.compile import compile_to, contract_json_schema, explain_record, print_explain
+    from skillworks.errors import UserError
+    from skillworks.skills import discover_skills, load_skill
+
+    roots: list[Path] = []
+    for d in skill_dirs:
+        found = discover_skills(d) if d.is_dir() else []
+        if not found:
+            raise UserError("no SKILL.md here or below", d)
+        roots.extend(found)
+    for root in roots:  # every package must load before anything is written
+        load_skill(root)
+    outcomes = [compile_to(root, out, recompile=recompile) for root in roots]
+    (out / "contract.schema.json").write_text(json.dumps(contract_json_schema(), indent=2))
+    if as_json:
+        typer.echo(json.dumps([explain_record(o.contract, str(o.path)) for o in outcomes], indent=2))
+        return
+    if explain:
+        print_explain([o.contract for o in outcomes])
+    for o in outcomes:
+        c = o.contract
+        state = "up to date" if o.reused else "compiled"
+        typer.echo(
+            f"{c.skill}: {c.shape} ({c.type}, {c.validation_level}, {len(c.operators)} operator(s)) {state} -> {o.path}"
+        )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("compile")(compile_command)

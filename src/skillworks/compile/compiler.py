@@ -1,0 +1,301 @@
+"""Compile a SkillPackage into a boundary contract, and keep the artifact on disk keyed by the package hash.
+
+Artifact layout (one directory per skill under the output directory)::
+
+    OUT/<skill>/contract.json     the BoundaryContract
+    OUT/<skill>/capsule/...       the original package, file for file (the lossless fallback)
+
+An artifact is only ever used with the package it was compiled from: `load_compiled` re-hashes the
+capsule, and `compile_to` refuses to overwrite an artifact of another package version unless told to
+recompile. A stale artifact is refused with one line naming the skill.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from skillworks.compile.classify import classify
+from skillworks.compile.contract import (
+    CAPSULE_DIR,
+    CONTRACT_FILE,
+    AssetRecord,
+    BoundaryContract,
+    Capsule,
+    Chunk,
+    CompileStats,
+    ContractType,
+    IOContract,
+    Operator,
+    Policy,
+    RiskFlag,
+    StepGraph,
+    ValidationLevel,
+)
+from skillworks.compile.features import extract_features
+from skillworks.compile.lower import chunk_text, lower_sections, lower_workflow, shell_problems
+from skillworks.compile.operators import command_operators, script_operators
+from skillworks.errors import UserError, first_validation_error
+from skillworks.skills.package import SkillPackage, hash_directory, iter_package_files, load_skill
+
+COMPILER_VERSION = "1"
+_TEXT_SUFFIXES = frozenset(
+    {
+        ".md",
+        ".txt",
+        ".py",
+        ".sh",
+        ".bash",
+        ".js",
+        ".mjs",
+        ".ts",
+        ".json",
+        ".yaml",
+        ".yml",
+        ".toml",
+        ".csv",
+        ".rb",
+        ".pl",
+        ".sql",
+        ".html",
+        ".xml",
+        ".ini",
+        ".cfg",
+        "",
+    }
+)
+_BLOCKING_RISKS: frozenset[RiskFlag] = frozenset({"destructive", "network", "privileged", "installs-packages"})
+
+
+class StaleArtifactError(UserError):
+    """A compiled artifact whose package changed since it was compiled."""
+
+
+def _capsule(package: SkillPackage) -> Capsule:
+    assets = [
+        AssetRecord(
+            path="SKILL.md",
+            type="skill",
+            size=(package.root / "SKILL.md").stat().st_size,
+            sha256=package.skill_md_sha256,
+        )
+    ]
+    assets += [AssetRecord(path=a.path, type=a.kind, size=a.size, sha256=a.sha256) for a in package.assets]
+    chunks: list[Chunk] = []
+    for record in assets:
+        if Path(record.path).suffix.lower() not in _TEXT_SUFFIXES or record.size > 1_000_000:
+            continue
+        try:
+            text = (package.root / record.path).read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        chunks.extend(chunk_text(record.path, text))
+    return Capsule(package_hash=package.package_hash, assets=assets, chunks=chunks)
+
+
+def _contract_type(shape: str, operators: list[Operator], graph: StepGraph | None) -> ContractType:
+    if shape == "workflow" and graph is not None and any(s.execution for s in graph.steps):
+        return "solver-like"
+    if shape == "dispatcher" and operators:
+        return "typed-operator" if any(o.execution.kind == "script" for o in operators) else "adapter"
+    return "guidance"
+
+
+def _summary(package: SkillPackage, shape: str, operators: list[Operator], graph: StepGraph | None) -> str:
+    first = package.description.split(". ")[0].rstrip(".")
+    if shape == "workflow" and graph is not None:
+        runnable = sum(1 for s in graph.steps if s.execution)
+        return f"{first}. A {len(graph.steps)}-step workflow ({runnable} runnable step(s))."
+    if shape == "dispatcher":
+        return f"{first}. Operators: {', '.join(o.id for o in operators[:8])}."
+    if shape == "reference":
+        return f"{first}. Reference text, searchable by section."
+    return f"{first}. Not compiled (insufficient structure): the raw package is served as is."
+
+
+def compile_skill(package: SkillPackage) -> BoundaryContract:
+    """Deterministic, offline compilation of one package."""
+    t0 = time.perf_counter()
+    feats = extract_features(package)
+    decision = classify(feats)
+    shape = decision.shape
+    diagnostics: list[str] = []
+    operators: list[Operator] = []
+    graph: StepGraph | None = None
+    if shape in ("workflow", "dispatcher"):
+        operators = script_operators(package, feats)
+        operators += command_operators(feats)
+        missing = [
+            o.execution.script
+            for o in operators
+            if o.execution.script and not (package.root / o.execution.script).is_file()
+        ]
+        diagnostics += [f"script {m} is referenced but missing" for m in missing]
+        templates = [o.execution.template for o in operators if o.execution.kind == "command" and o.execution.template]
+        shell = shell_problems([t for t in templates if t])
+        diagnostics += shell
+        checked = [
+            o.model_copy(update={"execution": o.execution.model_copy(update={"shell_checked": True})})
+            if o.execution.kind == "command" and not shell
+            else o
+            for o in operators
+        ]
+        operators = checked
+    if shape == "workflow":
+        graph = lower_workflow(package, feats, operators)
+        diagnostics += graph.problems
+    sections = lower_sections(package, feats)
+    if shape == "insufficient":
+        diagnostics.append(
+            "insufficient structure to compile ("
+            + "; ".join(e.note for e in decision.evidence if e.supports == "insufficient")
+            + "): the runtime serves the raw package through the fallback operators"
+        )
+    risks: list[RiskFlag] = sorted({r for o in operators for r in o.risks})
+    level: ValidationLevel
+    if shape == "insufficient":
+        level = "none"
+    elif diagnostics:
+        level = "structural"
+    else:
+        level = "validated" if shape in ("workflow", "dispatcher") else "structural"
+    bindings = {o.id: o.source for o in operators}
+    if graph is not None:
+        bindings.update({s.id: s.source for s in graph.steps})
+    io = IOContract(
+        inputs=sorted({i for s in graph.steps for i in s.inputs}) if graph else [],
+        outputs=sorted({o for s in graph.steps for o in s.outputs}) if graph else [],
+    )
+    return BoundaryContract(
+        skill=package.name,
+        description=package.description,
+        package_hash=package.package_hash,
+        shape=shape,
+        type=_contract_type(shape, operators, graph),
+        summary=_summary(package, shape, operators, graph),
+        evidence=decision.evidence,
+        operators=operators,
+        bindings=bindings,
+        graph=graph,
+        sections=sections,
+        io=io,
+        risks=risks,
+        validation_level=level,
+        policy=Policy(action="execute" if operators else "guide-only", selection=package.description),
+        diagnostics=diagnostics,
+        fallback=_capsule(package),
+        compile=CompileStats(compiler_version=COMPILER_VERSION, compile_sec=round(time.perf_counter() - t0, 4)),
+    )
+
+
+def blocking_risks(op: Operator) -> list[RiskFlag]:
+    return [r for r in op.risks if r in _BLOCKING_RISKS]
+
+
+@dataclass(frozen=True)
+class CompiledSkill:
+    """A loaded artifact: its contract and the directory holding the capsule."""
+
+    contract: BoundaryContract
+    root: Path
+
+    @property
+    def name(self) -> str:
+        return self.contract.skill
+
+    @property
+    def capsule_dir(self) -> Path:
+        return self.root / CAPSULE_DIR
+
+
+def write_artifact(contract: BoundaryContract, package: SkillPackage, out_dir: Path) -> Path:
+    """Write OUT/<skill>/ (contract + capsule copy) atomically enough: a fresh dir renamed into place."""
+    target = out_dir / contract.skill
+    tmp = out_dir / f".{contract.skill}.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    (tmp / CAPSULE_DIR).mkdir(parents=True)
+    for path in iter_package_files(package.root):
+        dest = tmp / CAPSULE_DIR / path.relative_to(package.root)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, dest)
+    (tmp / CONTRACT_FILE).write_text(contract.model_dump_json(indent=2))
+    shutil.rmtree(target, ignore_errors=True)
+    tmp.rename(target)
+    return target
+
+
+def read_contract(path: Path) -> BoundaryContract:
+    try:
+        return BoundaryContract.model_validate_json(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError("no compiled skill here (contract.json missing)", path.parent) from None
+    except ValidationError as exc:
+        raise UserError(f"not a valid boundary contract: {first_validation_error(exc)}", path) from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise UserError(f"not a valid boundary contract: {exc}", path) from None
+
+
+def load_compiled(root: Path, source: Path | None = None) -> CompiledSkill:
+    """Load OUT/<skill>/, refusing it when the capsule no longer matches the contract's package hash, or when
+    `source` (the skill directory it was compiled from) has changed since."""
+    contract = read_contract(root / CONTRACT_FILE)
+    capsule = root / CAPSULE_DIR
+    if not capsule.is_dir() or hash_directory(capsule) != contract.package_hash:
+        raise StaleArtifactError(
+            f"skill {contract.skill!r}: the compiled capsule does not match the contract's package hash "
+            "(edited after compile); recompile it",
+            root,
+        )
+    if source is not None:
+        current = hash_directory(source)
+        if current != contract.package_hash:
+            raise StaleArtifactError(
+                f"skill {contract.skill!r} changed since it was compiled (package {current[:12]}, artifact "
+                f"{contract.package_hash[:12]}); run skillworks compile --recompile",
+                source,
+            )
+    return CompiledSkill(contract, root)
+
+
+def load_compiled_dir(directory: Path) -> list[CompiledSkill]:
+    """Every compiled skill under `directory` (or `directory` itself when it is one)."""
+    directory = Path(directory)
+    if (directory / CONTRACT_FILE).is_file():
+        return [load_compiled(directory)]
+    if not directory.is_dir():
+        raise UserError("not a directory of compiled skills", directory)
+    skills = [load_compiled(p.parent) for p in sorted(directory.glob(f"*/{CONTRACT_FILE}"))]
+    if not skills:
+        raise UserError("no compiled skills here (no */contract.json); run skillworks compile first", directory)
+    return skills
+
+
+@dataclass(frozen=True)
+class CompileOutcome:
+    contract: BoundaryContract
+    path: Path
+    reused: bool
+
+
+def compile_to(skill_dir: Path, out_dir: Path, *, recompile: bool = False) -> CompileOutcome:
+    """Compile one skill directory into OUT/<skill>/. An existing artifact of the same package hash is
+    reused; one of another hash (the package was edited) is refused unless `recompile`."""
+    package = load_skill(skill_dir)
+    target = out_dir / package.name
+    if (target / CONTRACT_FILE).is_file():
+        existing = read_contract(target / CONTRACT_FILE)
+        if existing.package_hash == package.package_hash and existing.compile.compiler_version == COMPILER_VERSION:
+            return CompileOutcome(existing, target, reused=True)
+        if existing.package_hash != package.package_hash and not recompile:
+            raise StaleArtifactError(
+                f"skill {package.name!r} changed since it was compiled into {target} (package "
+                f"{package.short_hash}, artifact {existing.package_hash[:12]}); pass --recompile to replace it",
+                skill_dir,
+            )
+    out_dir.mkdir(parents=True, exist_ok=True)
+    contract = compile_skill(package)
+    return CompileOutcome(contract, write_artifact(contract, package, out_dir), reused=False)

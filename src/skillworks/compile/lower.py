@@ -1,0 +1,190 @@
+"""Lowerings: workflow → a validated step graph; reference → indexed sections; every package → text chunks
+for the capsule. (Dispatcher → operator registry lives in `operators`.)"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from graphlib import CycleError, TopologicalSorter
+
+from skillworks.compile.contract import Chunk, Operator, Section, SourceRef, Step, StepGraph, StepType
+from skillworks.compile.features import Features, ListItem
+from skillworks.compile.operators import risks_of, slug
+from skillworks.skills.package import SkillPackage
+
+CHUNK_LINES = 40
+_DOC_PLACEHOLDER = re.compile(r"<[A-Za-z][\w. -]*>")  # <invoice.json> in docs is a slot, not a redirect
+_FILE_TOKEN = re.compile(
+    r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:csv|json|jsonl|md|txt|xlsx|yaml|yml|xml|html|pdf|log|"
+    r"tsv|parquet|sql|png|svg|docx))\b"
+)
+_OUTPUT_CUE = re.compile(r"(?:>|-o|--out\w*|--summary|writes?|produces?|creates?|saves?)\s+`?([\w./-]+)")
+_STEP_SECTION = re.compile(r"\b(?:workflow|steps?|procedure|how to|process|instructions|quick ?start|usage)\b", re.I)
+_SCRIPT_MENTION = re.compile(r"\b(scripts/[\w./-]+\.\w+)")
+
+
+def shell_problems(snippets: list[str]) -> list[str]:
+    """`bash -n` over every snippet; one subprocess when all parse, then one per snippet to name the bad one."""
+    if not snippets:
+        return []
+
+    def parses(text: str) -> str | None:
+        try:
+            done = subprocess.run(["bash", "-n"], input=text, capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"bash -n could not run: {exc}"
+        return None if done.returncode == 0 else (done.stderr.strip().splitlines() or ["syntax error"])[-1]
+
+    snippets = [_DOC_PLACEHOLDER.sub("PLACEHOLDER", s) for s in snippets]
+    if parses("\n".join(f"{{ {s}\n}}" for s in snippets)) is None:
+        return []
+    problems = []
+    for s in snippets:
+        err = parses(s)
+        if err is not None:
+            problems.append(f"command does not parse: {s[:80]!r} ({err.removeprefix('bash: ')})")
+    return problems or ["the commands do not parse together"]
+
+
+def _step_type(item: ListItem, has_script: bool, has_command: bool) -> StepType:
+    if has_script:
+        return "script"
+    if has_command:
+        return "command"
+    if re.search(r"\b(?:verify|validate|check|confirm|assert|compare)\b", item.text, re.I):
+        return "check"
+    return "instruction"
+
+
+def _steps_source(feats: Features) -> list[ListItem]:
+    """The numbered items that form the procedure: the run in one section that looks most like one (a
+    Workflow/Steps heading, commands in its items, then length; ties: the first)."""
+    runs: list[list[ListItem]] = []
+    for item in feats.ordered:
+        if runs and runs[-1][-1].section == item.section and item.number == runs[-1][-1].number + 1:
+            runs[-1].append(item)
+        else:
+            runs.append([item])
+    if not runs:
+        return []
+    lines = {c.line for c in feats.commands}
+
+    def score(run: list[ListItem]) -> tuple[int, int, int]:
+        commands = sum(1 for i in run for line in lines if i.line_start <= line <= i.line_end)
+        return (1 if _STEP_SECTION.search(run[0].section) else 0, min(commands, 1), len(run))
+
+    return max(runs, key=score)
+
+
+def lower_workflow(package: SkillPackage, feats: Features, operators: list[Operator]) -> StepGraph:
+    items = _steps_source(feats)
+    steps: list[Step] = []
+    produced: dict[str, str] = {}  # file -> step id
+    problems: list[str] = []
+    asset_paths = {a.path for a in package.assets}
+    commands_by_line = {c.line: c for c in feats.commands}
+    for k, item in enumerate(items, start=1):
+        sid = f"s{k}"
+        commands = [c for line, c in commands_by_line.items() if item.line_start <= line <= item.line_end]
+        op = next((o for o in operators for c in commands if _runs_command(o, c.text, c.line)), None)
+        for mention in _SCRIPT_MENTION.findall(item.text):
+            if mention not in asset_paths:
+                problems.append(f"{sid}: references {mention}, which is not in the package")
+        outputs = sorted({m for m in _OUTPUT_CUE.findall(item.text) if _FILE_TOKEN.fullmatch(m.split("/")[-1])})
+        inputs = sorted(
+            {
+                f
+                for f in _FILE_TOKEN.findall(item.text)
+                if f not in outputs and f not in asset_paths and not f.startswith("scripts/")
+            }
+        )
+        name = re.split(r"(?<=[.:])\s", item.text, maxsplit=1)[0][:80]
+        execution = op.execution if op is not None else None
+        steps.append(
+            Step(
+                id=sid,
+                name=name,
+                type=_step_type(item, op is not None, bool(commands)),
+                execution=execution,
+                operator=op.id if op is not None else None,
+                inputs=inputs,
+                outputs=outputs,
+                depends_on=[f"s{k - 1}"] if k > 1 else [],
+                risks=risks_of(" ".join(c.text for c in commands)),
+                cacheable=op is not None and not risks_of(" ".join(c.text for c in commands)),
+                source=SourceRef(file="SKILL.md", line_start=item.line_start, line_end=item.line_end),
+            )
+        )
+        for f in outputs:
+            produced.setdefault(f, sid)
+    problems.extend(validate_graph(steps))
+    problems.extend(
+        shell_problems(
+            [c.text for c in feats.commands if any(s.source.line_start <= c.line <= s.source.line_end for s in steps)]
+        )
+    )
+    return StepGraph(steps=steps, valid=not problems, problems=problems)
+
+
+def _runs_command(op: Operator, text: str, line: int) -> bool:
+    if op.execution.kind == "command":
+        return op.source.line_start == line
+    script = op.execution.script or ""
+    return script.rsplit("/", 1)[-1] in text and (op.execution.template or "") in text
+
+
+def validate_graph(steps: list[Step]) -> list[str]:
+    """Acyclic, dependencies exist, and no step reads a file that only a later step produces."""
+    problems: list[str] = []
+    ids = {s.id for s in steps}
+    for s in steps:
+        for dep in s.depends_on:
+            if dep not in ids:
+                problems.append(f"{s.id}: depends on unknown step {dep}")
+    try:
+        order = list(TopologicalSorter({s.id: [d for d in s.depends_on if d in ids] for s in steps}).static_order())
+    except CycleError as exc:
+        return [*problems, f"dependency cycle: {' -> '.join(map(str, exc.args[1]))}"]
+    position = {sid: i for i, sid in enumerate(order)}
+    for s in steps:
+        for f in s.inputs:
+            producers = [p for p in steps if f in p.outputs]
+            if producers and all(position[p.id] > position[s.id] for p in producers):
+                problems.append(f"{s.id}: input {f} is produced only by a later step ({producers[0].id})")
+    return problems
+
+
+def lower_sections(package: SkillPackage, feats: Features) -> list[Section]:
+    from skillworks.check.tokens import estimate_tokens
+
+    lines = (package.root / "SKILL.md").read_text(encoding="utf-8").splitlines()
+    sections: list[Section] = []
+    heads = feats.headings
+    for k, h in enumerate(heads):
+        end = heads[k + 1].line - 1 if k + 1 < len(heads) else len(lines)
+        text = "\n".join(lines[h.line - 1 : end])
+        sections.append(
+            Section(
+                id=f"{slug(h.title)}-{h.line}",
+                title=h.title,
+                level=h.level,
+                tokens=estimate_tokens(text),
+                source=SourceRef(file="SKILL.md", line_start=h.line, line_end=max(h.line, end)),
+            )
+        )
+    return sections
+
+
+def chunk_text(path: str, text: str) -> list[Chunk]:
+    """Chunks at Markdown headings, at most CHUNK_LINES lines each (1-based line spans)."""
+    lines = text.splitlines()
+    chunks: list[Chunk] = []
+    start = 0
+    for i in range(1, len(lines) + 1):
+        at_heading = i < len(lines) and lines[i].startswith("#")
+        if i == len(lines) or at_heading or i - start >= CHUNK_LINES:
+            body = "\n".join(lines[start:i]).strip()
+            if body:
+                chunks.append(Chunk(file=path, line_start=start + 1, line_end=i, text=body))
+            start = i
+    return chunks

@@ -1,0 +1,304 @@
+"""Typed operators from a skill package: its scripts (with the CLI arguments its examples and argparse
+calls show) and its documented command templates; risk flags from what each one runs."""
+
+from __future__ import annotations
+
+import ast
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+from skillworks.compile.contract import Execution, Operator, Param, ParamType, RiskFlag, SourceRef
+from skillworks.compile.features import CommandLine, Features
+from skillworks.skills.package import SkillPackage
+
+MAX_COMMAND_OPERATORS = 8
+_INTERPRETERS = {
+    ".py": "python3",
+    ".sh": "bash",
+    ".bash": "bash",
+    ".js": "node",
+    ".mjs": "node",
+    ".rb": "ruby",
+    ".pl": "perl",
+    ".ts": "npx tsx",
+}
+_PLACEHOLDER = re.compile(r"^(?:<[^>]+>|[A-Z][A-Z0-9_]{2,}(?:\.[A-Za-z0-9]+)?|\{[^}]+\})$")
+_RISKS: list[tuple[RiskFlag, re.Pattern[str]]] = [
+    (
+        "destructive",
+        re.compile(
+            r"\brm\s+-[a-z]*[rf]|\bmkfs|\bdd\s+if=|DROP\s+(?:TABLE|DATABASE)|\bgit\s+push\s+"
+            r"(?:-f|--force)|\bshutil\.rmtree|\btruncate\s|\bgit\s+reset\s+--hard",
+            re.I,
+        ),
+    ),
+    (
+        "network",
+        re.compile(
+            r"\bcurl\b|\bwget\b|https?://|\brequests\.(?:get|post|put)|urllib\.request|"
+            r"\bfetch\(|\bssh\s|\bscp\s|\bnc\s|socket\.",
+            re.I,
+        ),
+    ),
+    (
+        "installs-packages",
+        re.compile(
+            r"\bpip3?\s+install|\bnpm\s+(?:install|i)\b|apt(?:-get)?\s+install|"
+            r"\bbrew\s+install|\bcargo\s+install",
+            re.I,
+        ),
+    ),
+    ("privileged", re.compile(r"\bsudo\b|chmod\s+777|\bchown\b|/etc/(?:passwd|shadow|sudoers)")),
+    ("writes-files", re.compile(r"(?<![<>=])>(?!=)|\bopen\([^)]*['\"][wa]b?['\"]|\.write_text\(|\btee\b|-o\s")),
+]
+
+
+def risks_of(text: str) -> list[RiskFlag]:
+    return [flag for flag, pattern in _RISKS if pattern.search(text)]
+
+
+def slug(text: str) -> str:
+    value = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+    return value or "op"
+
+
+def _param_name(token: str, taken: set[str]) -> str:
+    base = slug(token.strip("<>{}").rsplit(".", 1)[0] if "." in token.strip("<>{}") else token.strip("<>{}"))
+    name, k = base, 2
+    while name in taken:
+        name, k = f"{base}_{k}", k + 1
+    taken.add(name)
+    return name
+
+
+def _looks_like_path(token: str) -> bool:
+    return "/" in token or bool(re.search(r"\.[A-Za-z0-9]{1,5}$", token))
+
+
+def _argparse_params(script: Path) -> list[Param]:
+    """Optional flags an argparse-based Python script declares (name, type, help, default)."""
+    try:
+        tree = ast.parse(script.read_text(encoding="utf-8"))
+    except (SyntaxError, UnicodeDecodeError, OSError, ValueError):
+        return []
+    params: list[Param] = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        if node.func.attr != "add_argument" or not node.args:
+            continue
+        first = node.args[0]
+        if not (isinstance(first, ast.Constant) and isinstance(first.value, str)) or not first.value.startswith("--"):
+            continue
+        kw = {k.arg: k.value for k in node.keywords if k.arg}
+        ptype: ParamType = "string"
+        type_node = kw.get("type")
+        if isinstance(type_node, ast.Name):
+            ptype = "integer" if type_node.id == "int" else "number" if type_node.id == "float" else "string"
+        action = kw.get("action")
+        if isinstance(action, ast.Constant) and action.value in ("store_true", "store_false"):
+            ptype = "boolean"
+        help_text = kw.get("help")
+        default = kw.get("default")
+        params.append(
+            Param(
+                name=slug(first.value),
+                type=ptype,
+                required=False,
+                flag=first.value,
+                description=help_text.value if isinstance(help_text, ast.Constant) else "",
+                default=str(default.value) if isinstance(default, ast.Constant) else None,
+            )
+        )
+    return params
+
+
+def _params_from_example(tokens: list[str]) -> list[Param]:
+    params: list[Param] = []
+    taken: set[str] = set()
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok in ("|", ">", ">>", "&&", ";", "2>", "<"):
+            break
+        if tok.startswith("--") or (tok.startswith("-") and len(tok) == 2 and tok[1].isalpha()):
+            flag = tok.split("=", 1)[0]
+            value = tok.split("=", 1)[1] if "=" in tok else None
+            if value is None and i + 1 < len(tokens) and not tokens[i + 1].startswith("-"):
+                value = tokens[i + 1]
+                i += 1
+            name = _param_name(flag.lstrip("-"), taken)
+            if value is None:
+                params.append(Param(name=name, type="boolean", required=False, flag=flag))
+            else:
+                params.append(
+                    Param(
+                        name=name,
+                        type="path" if _looks_like_path(value) else "string",
+                        required=False,
+                        flag=flag,
+                        description=f"e.g. {value}",
+                    )
+                )
+        else:
+            name = _param_name(tok if _PLACEHOLDER.match(tok) else f"arg{len(params) + 1}", taken)
+            params.append(
+                Param(
+                    name=name,
+                    type="path" if _looks_like_path(tok) else "string",
+                    required=True,
+                    description=f"e.g. {tok}",
+                )
+            )
+        i += 1
+    return params
+
+
+def input_schema(params: list[Param]) -> dict[str, Any]:
+    kinds = {"string": "string", "path": "string", "number": "number", "integer": "integer", "boolean": "boolean"}
+    props: dict[str, Any] = {
+        p.name: {"type": kinds[p.type], **({"description": p.description} if p.description else {})} for p in params
+    }
+    props["extra_args"] = {"type": "array", "items": {"type": "string"}, "description": "further CLI arguments"}
+    return {
+        "type": "object",
+        "properties": props,
+        "required": [p.name for p in params if p.required],
+        "additionalProperties": False,
+    }
+
+
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"exit_code": {"type": "integer"}, "stdout": {"type": "string"}, "stderr": {"type": "string"}},
+    "required": ["exit_code", "stdout", "stderr"],
+}
+
+
+def _split(text: str) -> list[str] | None:
+    try:
+        return shlex.split(text, comments=True)
+    except ValueError:
+        return None
+
+
+def _merge(params: list[Param], more: list[Param]) -> list[Param]:
+    have = {p.flag or p.name for p in params}
+    return [*params, *(p for p in more if (p.flag or p.name) not in have)]
+
+
+def script_operators(package: SkillPackage, feats: Features, source_file: str = "SKILL.md") -> list[Operator]:
+    """One operator per script entry point: (script, subcommand) pairs seen in the examples, else the script."""
+    examples: dict[tuple[str, str | None], tuple[list[str], CommandLine]] = {}
+    for cmd in feats.commands:
+        tokens = _split(cmd.text)
+        if not tokens:
+            continue
+        for k, tok in enumerate(tokens):
+            script = next(
+                (
+                    s
+                    for s in feats.scripts
+                    if tok == s
+                    or tok.endswith("/" + s)
+                    or (tok.endswith(s.rsplit("/", 1)[-1]) and "/" not in s.split("scripts/", 1)[-1])
+                ),
+                None,
+            )
+            if script is None:
+                continue
+            rest = tokens[k + 1 :]
+            sub = (
+                rest[0]
+                if rest
+                and re.fullmatch(r"[a-z][a-z0-9_-]+", rest[0])
+                and not _PLACEHOLDER.match(rest[0])
+                and "." not in rest[0]
+                else None
+            )
+            args = rest[1:] if sub else rest
+            key = (script, sub)
+            if key not in examples or len(args) > len(examples[key][0]):
+                examples[key] = (args, cmd)
+            break
+    for script in feats.scripts:
+        if not any(key[0] == script for key in examples):
+            examples[(script, None)] = ([], CommandLine("", 0, "", False))
+    ops: list[Operator] = []
+    seen: set[str] = set()
+    for (script, sub), (args, cmd) in sorted(examples.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+        path = package.root / script
+        suffix = Path(script).suffix
+        params = _params_from_example(args)
+        if suffix == ".py":
+            params = _merge(params, _argparse_params(path))
+        op_id = slug(Path(script).stem + (f"_{sub}" if sub else ""))
+        while op_id in seen:
+            op_id += "_2"
+        seen.add(op_id)
+        try:
+            script_text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            script_text = ""
+        line = cmd.line if cmd.line else 1
+        ops.append(
+            Operator(
+                id=op_id,
+                summary=f"run {script}" + (f" {sub}" if sub else "") + (f" (e.g. `{cmd.text}`)" if cmd.text else ""),
+                params=params,
+                input_schema=input_schema(params),
+                output_schema=OUTPUT_SCHEMA,
+                execution=Execution(
+                    kind="script", interpreter=_INTERPRETERS.get(suffix, "bash"), script=script, template=sub
+                ),
+                risks=risks_of(script_text + "\n" + cmd.text),
+                cacheable=False,
+                source=SourceRef(file=source_file if cmd.line else script, line_start=line, line_end=line),
+            )
+        )
+    return ops
+
+
+def command_operators(feats: Features, source_file: str = "SKILL.md") -> list[Operator]:
+    """Documented shell commands with placeholders become command templates (`{name}` slots)."""
+    ops: list[Operator] = []
+    seen: set[str] = set()
+    for cmd in feats.commands:
+        if any(s.rsplit("/", 1)[-1] in cmd.text for s in feats.scripts):
+            continue
+        tokens = _split(cmd.text)
+        if not tokens:
+            continue
+        taken: set[str] = set()
+        params: list[Param] = []
+        template = cmd.text
+        for tok in dict.fromkeys(tokens):
+            if _PLACEHOLDER.match(tok) and not tok.startswith("-"):
+                name = _param_name(tok, taken)
+                params.append(
+                    Param(name=name, type="path" if _looks_like_path(tok) else "string", description=f"replaces {tok}")
+                )
+                template = re.sub(rf"(?<![\w{{]){re.escape(tok)}(?![\w}}])", "{" + name + "}", template)
+        if not params:
+            continue
+        op_id = slug(tokens[0].rsplit("/", 1)[-1]) + f"_l{cmd.line}"
+        if op_id in seen:
+            continue
+        seen.add(op_id)
+        ops.append(
+            Operator(
+                id=op_id,
+                summary=f"run `{cmd.text}`" + (f" ({cmd.section})" if cmd.section else ""),
+                params=params,
+                input_schema=input_schema(params),
+                output_schema=OUTPUT_SCHEMA,
+                execution=Execution(kind="command", template=template),
+                risks=risks_of(cmd.text),
+                source=SourceRef(file=source_file, line_start=cmd.line, line_end=cmd.line),
+            )
+        )
+        if len(ops) >= MAX_COMMAND_OPERATORS:
+            break
+    return ops
