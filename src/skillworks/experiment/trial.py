@@ -95,12 +95,12 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
     failure_mode: FailureMode | None = None
     verdict: VerifierResult | None = None
     outcome = AgentOutcome()
-    skill_use = SkillUse()
     paths: dict[str, str] = {"trial_dir": _rel(trial_dir, tenv.run_dir)}
     provision = SkillProvision()
     skills: list[SkillPackage] = []
     scratch = Path(tempfile.mkdtemp(prefix=f"skillworks-{tenv.run_id[:24]}-{spec.trial_id[:40]}-"))
     sandbox: Sandbox | None = None
+    skills_dir: str | None = None
     try:
         # --- skills: where this condition's skills come from (selected, or produced by its source)
         phase_start = time.monotonic()
@@ -169,7 +169,6 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
             paths["verifier"] = _rel(verifier_dir, tenv.run_dir)
             if verdict.reward < 1.0:
                 failure_mode = _failure_mode(outcome, produced)
-        skill_use = _skill_use(outcome, skills, skills_dir, trial_dir)
     except _TrialFailure as failure:
         error = TrialError(category=failure.category, message=failure.message, phase=failure.phase)
     except Exception as exc:  # a bug or an unexpected failure: recorded with its traceback, never a 0,
@@ -179,8 +178,10 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         log.exception("trial %s failed", spec.trial_id)
     finally:
         await _teardown(sandbox, scratch, spec.trial_id)
-    # whatever happened, the calls the gateway recorded are what this trial used (and cost)
+    # whatever happened, the calls the gateway recorded are what this trial used (and cost), and the
+    # trajectory the agent left says which skills it used (an errored trial keeps its skill use)
     usage = _usage(trial_dir, outcome)
+    skill_use = _skill_use(outcome, skills, skills_dir, trial_dir)
     reward = verdict.reward if verdict is not None and error is None else None
     finished = datetime.now(UTC)
     for name in ("trajectory.json", "gateway.jsonl"):

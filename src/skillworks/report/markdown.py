@@ -170,11 +170,21 @@ def render_markdown(summary: Summary) -> str:
     out += [
         "## Skill invocation",
         "",
-        "Share of scored trials whose agent invoked a skill, and how trials resolved with and without one.",
+        "Share of scored trials whose agent invoked a skill, and how trials resolved with and without one. "
+        "A skill load that failed (the harness's skill tool returned an error) is not an invocation: such "
+        "trials are counted under *Failed loads* (errored trials included).",
         "",
     ]
     out += _table(
-        ["Condition", "Agent", "Invoked/scored", "SIR", "Invoked: reward / solved", "Not invoked: reward / solved"],
+        [
+            "Condition",
+            "Agent",
+            "Invoked/scored",
+            "SIR",
+            "Invoked: reward / solved",
+            "Not invoked: reward / solved",
+            "Failed loads",
+        ],
         [
             [
                 i.condition,
@@ -183,6 +193,7 @@ def render_markdown(summary: Summary) -> str:
                 pct(i.rate),
                 f"{pct(i.invoked.mean_reward)} / {pct(i.invoked.solved_rate)} (n={i.invoked.n})",
                 f"{pct(i.not_invoked.mean_reward)} / {pct(i.not_invoked.solved_rate)} (n={i.not_invoked.n})",
+                _failed_loads(i.failed_load_trials, i.failed_skills),
             ]
             for i in s.skill_invocation
         ],
@@ -314,3 +325,9 @@ def _skill_source_lines(s: Summary) -> list[str]:
     else:
         out += ["No skill source produced any pack.", ""]
     return out
+
+
+def _failed_loads(trials: int, skills: dict[str, int]) -> str:
+    if not trials:
+        return "0"
+    return f"{trials} ({', '.join(f'{name} ×{n}' for name, n in skills.items())})"

@@ -161,6 +161,10 @@ class SkillInvocationRow(_Strict):
     not_invoked: ResolutionOut
     errored_excluded: int
     skills: dict[str, int]
+    failed_load_trials: int = Field(
+        default=0, description="trials (errored included) where a skill load failed; such a load is not an invocation"
+    )
+    failed_skills: dict[str, int] = Field(default_factory=dict)
 
 
 class UsageRow(_Strict):

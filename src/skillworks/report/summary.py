@@ -149,6 +149,8 @@ def _group_rows(
                 not_invoked=ResolutionOut(**asdict(si.not_invoked)),
                 errored_excluded=si.errored_excluded,
                 skills=si.skills,
+                failed_load_trials=si.failed_load_trials,
+                failed_skills=si.failed_skills,
             )
         )
         out.usage.append(UsageRow(condition=cond, agent=agent, **asdict(usage_totals(rows))))

@@ -118,6 +118,10 @@ class SkillInvocation:
     errored_excluded: int
     skills: dict[str, int] = field(default_factory=dict)
     """how many trials invoked each skill"""
+    failed_load_trials: int = 0
+    """trials (errored ones included) where a load of a skill failed: not counted as an invocation"""
+    failed_skills: dict[str, int] = field(default_factory=dict)
+    """how many trials failed to load each skill"""
 
 
 def skill_invocation(results: Sequence[TrialResult]) -> SkillInvocation:
@@ -135,6 +139,8 @@ def skill_invocation(results: Sequence[TrialResult]) -> SkillInvocation:
         not_invoked=_resolution(without),
         errored_excluded=len(results) - len(scored),
         skills=dict(sorted(per_skill.items())),
+        failed_load_trials=sum(1 for r in results if r.skill_use.failed),
+        failed_skills=dict(sorted(Counter(n for r in results for n in set(r.skill_use.failed)).items())),
     )
 
 

@@ -6,7 +6,11 @@ Only tool calls count: a skill name in the agent's prose, reasoning or in tool *
   `.../skill/`), for a staged skill `<name>`;
 - invoked: read ∪ skills loaded through a skill tool (Claude Code `Skill {"skill"|"command": name}`, the
   builtin agent's and OpenCode's `skill {"name"}`, Gemini CLI `activate_skill {"name"}`, OpenHands
-  `invoke_skill {"name"}`, the opencode-skills plugin's `skills_<name>` tools);
+  `invoke_skill {"name"}`, the opencode-skills plugin's `skills_<name>` tools) — only when the load
+  succeeded: its result is in the trajectory and not marked as an error (`extra.is_error`, or an
+  `extra.status` of error/failed, as the converters record them);
+- failed: skills a skill-tool load of which failed (an error result, or no result at all), or a read-type
+  tool's read of whose SKILL.md returned an error; a skill can be both invoked and failed (a retry worked);
 - scripts_run: `<name>/<relative path>` for shell commands that execute a file under a staged skill's
   `scripts/` or any of its script assets (run directly or through an interpreter; `cd` is followed).
 """
@@ -22,7 +26,7 @@ from typing import Any
 
 from skillworks.results import SkillUse
 from skillworks.skills.package import SkillPackage
-from skillworks.trajectory.models import ToolCall, Trajectory
+from skillworks.trajectory.models import ObservationResult, ToolCall, Trajectory
 
 SHELL_TOOLS = frozenset(
     {
@@ -106,11 +110,15 @@ def detect_skill_use(
     staged: Sequence[StagedSkillRef],
     skills_dir: str | None,
     listed: Sequence[str] | None,
+    *,
+    unanswered_ok: bool = False,
 ) -> SkillUse:
     """Skill use in `traj`, counted against the skills that were staged (a harness's bundled skills never count).
 
     `listed` is what the harness reported showing the agent (e.g. Claude Code's init `skills`); None means
     the harness does not report it, and the staged skills (audited as visible) are taken as listed.
+    `unanswered_ok`: a skill-tool call without a result counts as a load (for views of single calls that
+    carry no results); by default it is a failed load.
     """
     by_name = {s.name: s for s in staged}
     names = list(by_name)
@@ -119,18 +127,19 @@ def detect_skill_use(
     read: list[str] = []
     via_tool: list[str] = []
     scripts: list[str] = []
-    for call in _calls(traj):
+    failed: list[str] = []
+    for call, result in _calls(traj):
         fname = call.function_name
         lname = fname.lower()
+        skill: str | None = None
         if lname in SKILL_TOOLS:
             skill = _skill_tool_target(call, SKILL_TOOLS[lname])
-            if skill in by_name:
-                via_tool.append(skill)
-            continue
-        if lname.startswith("skills_") and len(lname) > 7:  # opencode-skills plugin: one tool per skill
+        elif lname.startswith("skills_") and len(lname) > 7:  # opencode-skills plugin: one tool per skill
             skill = next((n for n in by_name if n.replace("-", "_").lower() == lname[7:]), None)
-            if skill is not None:
-                via_tool.append(skill)
+        if lname in SKILL_TOOLS or skill is not None:
+            if skill in by_name:
+                ok = _succeeded(result) if result is not None else unanswered_ok
+                (via_tool if ok else failed).append(skill)
             continue
         if lname in SHELL_TOOLS:
             text = _command_text(call.arguments)
@@ -139,15 +148,31 @@ def detect_skill_use(
             read += _skill_md_mentions(text, by_name, roots) + _skill_md_after_cd(text, by_name, roots)
             scripts += _scripts_run(text, by_name, roots)
         elif _is_read_tool(fname, call.arguments):
-            for path in _path_args(call.arguments):
-                read += _skill_md_mentions(path, by_name, roots)
+            found = [s for path in _path_args(call.arguments) for s in _skill_md_mentions(path, by_name, roots)]
+            if result is not None and not _succeeded(result):
+                failed += found
+            else:
+                read += found
     read_u = _unique(read)
     return SkillUse(
         listed=shown,
         read=read_u,
         invoked=_unique([*read_u, *via_tool]),
         scripts_run=_unique(scripts),
+        failed=_unique(failed),
     )
+
+
+_FAILED_STATUSES = frozenset({"error", "failed", "failure", "declined", "rejected", "cancelled"})
+
+
+def _succeeded(result: ObservationResult) -> bool:
+    """Whether a tool's result says it worked: not flagged as an error by the converter that recorded it."""
+    extra = result.extra or {}
+    if extra.get("is_error") is True:
+        return False
+    status = extra.get("status")
+    return not (isinstance(status, str) and status.lower() in _FAILED_STATUSES)
 
 
 def _is_read_tool(name: str, arguments: dict[str, Any]) -> bool:
@@ -162,10 +187,13 @@ def _is_read_tool(name: str, arguments: dict[str, Any]) -> bool:
     return "read" in words and "write" not in words
 
 
-def _calls(traj: Trajectory) -> Iterable[ToolCall]:
+def _calls(traj: Trajectory) -> Iterable[tuple[ToolCall, ObservationResult | None]]:
+    """Every tool call of an agent step with its result (None when the trajectory holds none)."""
     for step in traj.steps:
         if step.source == "agent":
-            yield from step.tool_calls or ()
+            results = {r.source_call_id: r for r in (step.observation.results if step.observation else [])}
+            for call in step.tool_calls or ():
+                yield call, results.get(call.tool_call_id)
     for sub in traj.subagent_trajectories or ():
         yield from _calls(sub)
 

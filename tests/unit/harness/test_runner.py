@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import cast
@@ -118,3 +119,28 @@ def test_a_plain_non_zero_exit_with_a_log_is_left_to_the_verifier(tmp_path: Path
     log = '{"type":"system","subtype":"init","session_id":"s","tools":[],"skills":[]}\n'
     converted = convert_claude_code(log, instruction="do it")
     assert HarnessAgent(CLAUDE_CODE)._error(_ctx(tmp_path), 1, False, "", converted) is None
+
+
+def test_claude_code_steps_get_the_gateways_completion_tokens(tmp_path: Path) -> None:
+    """Issue 17: Claude Code logs each message before its final usage; the gateway's count fills the step."""
+    from skillworks.agents.harness.runner import fill_step_completion_tokens
+
+    log = Path(__file__).parents[2] / "fixtures" / "native_logs" / "claude_code.stream.jsonl"
+    lines = re.sub(r'("type":"assistant".*?"output_tokens":)\d+', r"\g<1>0", log.read_text())
+    (tmp_path / "cc.jsonl").write_text(lines)
+    trajectory = convert_claude_code(tmp_path / "cc.jsonl").trajectory
+    llm_steps = [s for s in trajectory.steps if s.source == "agent" and s.metrics is not None]
+    gateway = tmp_path / "gateway.jsonl"
+    now = datetime.now(UTC)
+    for n in range(len(llm_steps)):
+        call = GatewayCall(
+            ts=now, trial_id="t", route="/v1/messages", wire="anthropic_messages", model="m", provider="scripted",
+            output_tokens=100 + n,
+        )  # fmt: skip
+        append_call(gateway, call)
+    filled = fill_step_completion_tokens(trajectory, gateway)
+    got = [s.metrics.completion_tokens for s in filled.steps if s.source == "agent" and s.metrics is not None]
+    assert got == [100 + n for n in range(len(llm_steps))]
+    # a count mismatch (e.g. an extra call the steps do not show) leaves the trajectory as the harness logged it
+    append_call(gateway, call)
+    assert fill_step_completion_tokens(trajectory, gateway) == trajectory

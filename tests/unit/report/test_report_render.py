@@ -19,6 +19,7 @@ from skillworks.report import (
     render_markdown,
     write_reports,
 )
+from skillworks.results import SkillUse
 
 
 def test_write_reports_and_summary_reads_back(fx: Any, tmp_path: Path) -> None:
@@ -88,3 +89,19 @@ def test_html_escapes_user_text(fx: Any, tmp_path: Path) -> None:
     results[5] = bad.model_copy(update={"error": bad.error.model_copy(update={"message": "<img src=x>"})})
     html = render_html(build_summary(fx.write_run(tmp_path, results), resamples=100))
     assert "<img src=x>" not in html and "&lt;img src=x&gt;" in html
+
+
+def test_failed_skill_loads_are_shown_and_not_counted_as_invoked(fx: Any, tmp_path: Path) -> None:
+    """Issue 17: a trial whose skill load failed is no invocation; the report counts such trials apart."""
+    results = fx.standard_results()
+    loaded = results[8].model_copy(update={"skill_use": SkillUse(invoked=[], failed=["skill-a"])})
+    results[8] = loaded  # t1 curated t2: its load of skill-a failed
+    run = fx.write_run(tmp_path, results)
+    summary = build_summary(run, resamples=200)
+    row = next(r for r in summary.skill_invocation if r.condition == "curated")
+    assert (row.invoked_trials, row.failed_load_trials, row.failed_skills) == (3, 1, {"skill-a": 1})
+    section = render_markdown(summary).split("## Skill invocation", 1)[1].split("\n## ", 1)[0]
+    curated = next(line for line in section.splitlines() if line.startswith("| curated"))
+    assert curated.endswith("| 1 (skill-a ×1) |"), curated
+    html = render_html(summary)
+    assert "Failed loads" in html and "skill-a ×1" in html

@@ -330,6 +330,9 @@ def test_write_then_read_round_trip(tmp_path: Path) -> None:
     assert again == traj
     assert json.loads(path.read_text()) == traj.to_json_dict()
     assert not list(path.parent.glob(".trajectory-*"))  # no temp file left behind
+    sibling = path.parent / "skills.json"
+    sibling.write_text("{}")
+    assert path.stat().st_mode & 0o777 == sibling.stat().st_mode & 0o777  # not mkstemp's 0600 (issue 17)
 
 
 def test_write_refuses_an_invalid_trajectory_and_leaves_no_file(tmp_path: Path) -> None:

@@ -67,7 +67,7 @@ def test_claude_code_bundled_skills_are_not_listed_and_prose_does_not_count() ->
 def test_none_condition_detects_nothing_even_when_skills_are_mentioned() -> None:
     out = convert_claude_code(LOGS / "claude_code.stream.jsonl")
     use = detect_skill_use(out.trajectory, [], None, out.listed_skills)
-    assert use.model_dump() == {"listed": [], "read": [], "invoked": [], "scripts_run": []}
+    assert use.model_dump() == {"listed": [], "read": [], "invoked": [], "scripts_run": [], "failed": []}
 
 
 def test_listed_defaults_to_staged_when_the_harness_does_not_report() -> None:
@@ -244,3 +244,74 @@ def test_staged_ref_from_package(tmp_path: Path) -> None:
 def test_read_tool_names(name: str, args: dict[str, Any], counts: bool) -> None:
     use = detect_skill_use(_traj((name, args)), [CSV], "/skills", None)
     assert use.read == (["csv-report"] if counts else [])
+
+
+# -- failed loads (issue 17): a skill tool that returned an error did not load the skill --------------------
+def _failing(fixture: str, old: str, new: str, tmp_path: Path) -> Path:
+    """The fixture log with its skill-loading result replaced by the harness's error form."""
+    text = (LOGS / fixture).read_text()
+    assert old in text, old
+    path = tmp_path / fixture
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+@pytest.mark.parametrize(
+    "convert,fixture,skills_dir,old,new",
+    [
+        (
+            convert_claude_code,
+            "claude_code.stream.jsonl",
+            "/root/.claude/skills",
+            '"content":"Launching skill: csv-report","is_error":false',
+            '"content":"<tool_use_error>Unknown skill: csv-report</tool_use_error>","is_error":true',
+        ),
+        (
+            convert_opencode,
+            "opencode.run.jsonl",
+            "/root/.config/opencode/skill",
+            '"status":"completed","input":{"name":"csv-report"},"output":"## Skill: csv-report',
+            '"status":"error","input":{"name":"csv-report"},"error":"ripgrep execution failed","output":"',
+        ),
+        (
+            convert_gemini_cli,
+            "gemini_cli.stream.jsonl",
+            "/app/.gemini/skills",
+            '"status":"success","output":"Skill csv-report activated."',
+            '"status":"error","output":"","error":{"message":"skill not found"}',
+        ),
+    ],
+)
+def test_a_failed_skill_load_is_recorded_and_not_counted_as_invoked(
+    convert: Any, fixture: str, skills_dir: str, old: str, new: str, tmp_path: Path
+) -> None:
+    out = convert(_failing(fixture, old, new, tmp_path), instruction="Summarize data.csv into report.md.")
+    use = detect_skill_use(out.trajectory, [CSV], skills_dir, out.listed_skills)
+    assert use.failed == ["csv-report"]
+    assert use.invoked == []  # the script still ran from the skill's dir: that is scripts_run, not a load
+    assert use.scripts_run == ["csv-report/scripts/summarize.py"]
+
+
+def test_an_unanswered_skill_load_is_failed_and_a_retry_that_worked_counts() -> None:
+    b = TrajectoryBuilder("builtin", "0.1.0", "scripted/x")
+    b.add_user("go")
+    b.add_agent("", tool_calls=[{"tool_call_id": "a", "function_name": "skill", "arguments": {"name": "pdf-tools"}}])
+    use = detect_skill_use(b.finish(), [PDF, CSV], None, None)
+    assert (use.invoked, use.failed) == ([], ["pdf-tools"])  # killed before the tool answered
+
+    b.add_agent("", tool_calls=[{"tool_call_id": "b", "function_name": "skill", "arguments": {"name": "csv-report"}}])
+    b.add_observation([{"source_call_id": "b", "content": "error: busy", "extra": {"is_error": True}}])
+    b.add_agent("", tool_calls=[{"tool_call_id": "c", "function_name": "skill", "arguments": {"name": "csv-report"}}])
+    b.add_observation({"c": "# Skill: csv-report"})
+    use = detect_skill_use(b.finish(), [PDF, CSV], None, None)
+    assert use.invoked == ["csv-report"] and use.failed == ["pdf-tools", "csv-report"]
+
+
+def test_a_read_tool_error_on_skill_md_is_a_failed_read() -> None:
+    b = TrajectoryBuilder("claude-code", "2", "m")
+    b.add_user("go")
+    path = {"file_path": "/root/.claude/skills/pdf-tools/SKILL.md"}
+    b.add_agent("", tool_calls=[{"tool_call_id": "r", "function_name": "Read", "arguments": path}])
+    b.add_observation([{"source_call_id": "r", "content": "EACCES", "extra": {"is_error": True}}])
+    use = detect_skill_use(b.finish(), [PDF], "/root/.claude/skills", None)
+    assert (use.read, use.invoked, use.failed) == ([], [], ["pdf-tools"])

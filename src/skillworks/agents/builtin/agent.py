@@ -140,7 +140,8 @@ class BuiltinAgent:
                     _, observation = await tools.call(
                         call["function"]["name"], call["function"].get("arguments") or "{}", deadline - time.monotonic()
                     )
-                    builder.add_observation({call["id"]: observation})
+                    failed = {"is_error": True} if observation.startswith("error: ") else None
+                    builder.add_observation([{"source_call_id": call["id"], "content": observation, "extra": failed}])
                     messages.append({"role": "tool", "tool_call_id": call["id"], "content": observation})
             else:  # out of turns: like running out of time, the agent's budget ended the attempt
                 outcome.timed_out = max_turns_hit = True

@@ -215,7 +215,9 @@ class HarnessAgent:
         extra.setdefault("condition", ctx.condition)
         if listed is not None:
             extra.setdefault("skills_listed", listed)
-        trajectory = trajectory.model_copy(update={"extra": extra})
+        trajectory = fill_step_completion_tokens(
+            trajectory.model_copy(update={"extra": extra}), ctx.trial_dir / "gateway.jsonl"
+        )
         converted.trajectory = trajectory
         write_trajectory(trajectory, ctx.trial_dir / "trajectory.json")
         return converted
@@ -247,6 +249,31 @@ class HarnessAgent:
         if errors:
             return TrialError(category="harness_error", message=f"{self.name}: {detail}", phase="agent")
         return None
+
+
+def fill_step_completion_tokens(trajectory: Any, gateway_log: Path) -> Any:
+    """Per-step completion tokens from the gateway's record where the harness logged fewer.
+
+    Claude Code writes each assistant message to its stream-json log before the model's final usage
+    arrives, so its per-step `output_tokens` are the stream's opening count (0 or 1) although its run
+    totals are right. When the trajectory's LLM steps and the gateway's successful model calls pair up
+    one to one (same count, in order), each step gets the call's count, marked
+    `metrics.extra.completion_tokens_source = "gateway"`; otherwise the trajectory is left as it is."""
+    from skillworks.gateway import read_calls
+
+    calls = [c for c in read_calls(gateway_log) if c.is_model_call and c.status == "ok"]
+    steps = [i for i, s in enumerate(trajectory.steps) if s.source == "agent" and s.metrics is not None]
+    if not calls or len(calls) != len(steps):
+        return trajectory
+    new_steps = list(trajectory.steps)
+    for index, call in zip(steps, calls, strict=True):
+        metrics = new_steps[index].metrics
+        if (metrics.completion_tokens or 0) >= call.output_tokens:
+            continue
+        extra = {**(metrics.extra or {}), "completion_tokens_source": "gateway"}
+        metrics = metrics.model_copy(update={"completion_tokens": call.output_tokens, "extra": extra})
+        new_steps[index] = new_steps[index].model_copy(update={"metrics": metrics})
+    return trajectory.model_copy(update={"steps": new_steps})
 
 
 def converter_for(name: str) -> Callable[..., Any]:

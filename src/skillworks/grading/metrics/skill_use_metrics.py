@@ -55,7 +55,7 @@ def call_uses(ctx: MetricContext) -> list[tuple[CallView, CallSkillUse]]:
     staged_names = {r.name for r in refs}
     out: list[tuple[CallView, CallSkillUse]] = []
     for call in tool_calls(ctx.trajectory):
-        use = detect_skill_use(_one_call(call), refs, ctx.skills_dir, None)
+        use = detect_skill_use(_one_call(call), refs, ctx.skills_dir, None, unanswered_ok=True)
         touched = set(use.invoked) | {s.split("/", 1)[0] for s in use.scripts_run}
         text = " ".join(str(v) for v in call.arguments.values() if isinstance(v, str))
         touched |= {m for m in _UNDER_SKILLS.findall(text) if m in staged_names}

@@ -59,7 +59,14 @@ OPENCODE = HarnessSpec(
     ],
     converter="opencode",
     listed_skills=ListedSkills(source="command", args=["debug", "skill"], parse="json"),
-    collect=[".local/share/opencode/storage"],
+    # its own session record: the sqlite database (with its write-ahead files) and its logs
+    collect=[
+        ".local/share/opencode/storage",
+        ".local/share/opencode/opencode.db",
+        ".local/share/opencode/opencode.db-wal",
+        ".local/share/opencode/opencode.db-shm",
+        ".local/share/opencode/log",
+    ],
     error_patterns=[*COMMON_ERRORS],
     docs="opencode run --help (1.18.33); skills: its built-in customize-opencode skill, https://opencode.ai/docs/skills",
 )
