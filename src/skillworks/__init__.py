@@ -9,6 +9,7 @@ The public API (imported lazily, so `import skillworks` stays cheap):
     from skillworks import run_eval, EvalOptions                           # ACES live evaluation
     from skillworks import validate_trajectory                             # ATIF
     from skillworks import compile_skill, load_compiled_dir               # compiled skills (SkillSmith)
+    from skillworks import import_harbor_jobs                              # Harbor job dirs -> run dir
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ _LAZY = {
     "compile_skill": "skillworks.compile",
     "load_compiled_dir": "skillworks.compile",
     "BoundaryContract": "skillworks.compile",
+    "import_harbor_jobs": "skillworks.importers",
 }
 
 __all__ = [

@@ -45,6 +45,11 @@ class Usage(BaseModel):
     calls: int = 0
     source: UsageSource = "none"
     cost_source: str | None = Field(default=None, description="provider | litellm_price_table | script | none")
+    origin: str | None = Field(
+        default=None,
+        description="where the counts were read when not from the gateway, e.g. 'harbor agent_result' or "
+        "'atif steps, one count per API call'",
+    )
 
 
 class SkillUse(BaseModel):

@@ -30,6 +30,7 @@ _COMMAND_MODULES = (
     "clean_cmd",
     "trajectory_cmd",
     "compile_cmd",
+    "import_cmd",
 )
 
 

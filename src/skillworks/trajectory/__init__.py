@@ -29,6 +29,7 @@ from skillworks.trajectory.models import (
     Trajectory,
 )
 from skillworks.trajectory.skill_use import StagedSkillRef, detect_skill_use
+from skillworks.trajectory.usage import TrajectoryUsage, usage_per_call
 from skillworks.trajectory.validate import TrajectoryError, validate_trajectory, write_trajectory
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "Trajectory",
     "TrajectoryBuilder",
     "TrajectoryError",
+    "TrajectoryUsage",
     "convert_claude_code",
     "convert_codex",
     "convert_gemini_cli",
@@ -59,6 +61,7 @@ __all__ = [
     "convert_opencode",
     "detect_skill_use",
     "sum_metrics",
+    "usage_per_call",
     "validate_trajectory",
     "write_trajectory",
 ]
