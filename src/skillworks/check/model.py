@@ -13,6 +13,23 @@ class Severity(StrEnum):
     INFO = "info"
 
 
+class Context(StrEnum):
+    """Where a security finding's text sits, which decides how much it can be trusted as a threat."""
+
+    SCRIPT = "script"  # an executable file of the skill
+    PROSE = "prose"  # Markdown prose of SKILL.md or a reference the agent reads
+    EXAMPLE = "example"  # a fenced code block in Markdown
+    QUOTED = "quoted"  # inside quotation marks or backticks within a sentence
+    TEST = "test"  # a test file or fixture
+    ASSET = "asset"  # a template, HTML page or data file shipped with the skill
+
+
+class Confidence(StrEnum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
 class Dimension(StrEnum):
     CORRECTNESS = "correctness"
     DISCOVERABILITY = "discoverability"
@@ -45,7 +62,10 @@ class Rule:
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem. `file` is relative to the skill (or task) root, POSIX style; `line` is 1-based."""
+    """One problem. `file` is relative to the skill (or task) root, POSIX style; `line` is 1-based.
+
+    Security findings also carry their `context`, whether the text is an `instruction` the agent is meant
+    to follow (or a script it runs), a `confidence` and the `reason` behind the severity they got."""
 
     rule_id: str
     dimension: Dimension
@@ -54,6 +74,10 @@ class Finding:
     file: str | None = None
     line: int | None = None
     evidence: str | None = None
+    context: Context | None = None
+    instruction: bool | None = None
+    confidence: Confidence | None = None
+    reason: str | None = None
 
 
 @dataclass

@@ -27,6 +27,14 @@ class FindingOut(_Strict):
     file: str | None = Field(description="path relative to the skill directory")
     line: int | None
     evidence: str | None
+    context: Literal["script", "prose", "example", "quoted", "test", "asset"] | None = Field(
+        default=None, description="security findings: where the text sits"
+    )
+    instruction: bool | None = Field(
+        default=None, description="security findings: the text is an instruction the agent is meant to follow"
+    )
+    confidence: Literal["high", "medium", "low"] | None = None
+    reason: str | None = Field(default=None, description="security findings: why this severity")
 
 
 class JudgeCriterionOut(_Strict):
@@ -74,6 +82,10 @@ def _finding_out(f: Finding) -> FindingOut:
         file=f.file,
         line=f.line,
         evidence=f.evidence,
+        context=f.context.value if f.context else None,
+        instruction=f.instruction,
+        confidence=f.confidence.value if f.confidence else None,
+        reason=f.reason,
     )
 
 
@@ -175,7 +187,20 @@ def to_sarif(report: CheckReport, base: Path | None = None) -> dict[str, Any]:
                             }
                         }
                     ],
-                    "properties": {"skill": skill.name or skill.root.name, "dimension": f.dimension.value},
+                    "properties": {
+                        "skill": skill.name or skill.root.name,
+                        "dimension": f.dimension.value,
+                        **(
+                            {
+                                "context": f.context.value,
+                                "instruction": f.instruction,
+                                "confidence": f.confidence.value if f.confidence else None,
+                                "reason": f.reason,
+                            }
+                            if f.context
+                            else {}
+                        ),
+                    },
                 }
             )
     return {

@@ -1,19 +1,36 @@
-"""Security scan over SKILL.md, references and scripts: each finding names file, line, rule and evidence."""
+"""Security scan over SKILL.md, references and scripts: each finding names file, line, rule and evidence,
+and carries where the text sits, whether it is an instruction, a confidence and the reason for its severity.
+
+A regex hit alone is not a verdict. The same `rm -rf ~/` is a threat in a skill's instructions, a lesson
+in a write-up that warns against it, and a fixture in a scanner's tests; `severity.py` turns context and
+confidence into the finding's severity, and only high-confidence findings in instructions or scripts
+block the gate."""
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from dataclasses import dataclass
 
-from skillworks.check.model import Finding
+from skillworks.check.context import TextMap
+from skillworks.check.model import Confidence, Context, Finding
 from skillworks.check.reader import SkillSource
-from skillworks.check.rules import finding
+from skillworks.check.secrets import find_secrets
+from skillworks.check.severity import PHRASE_RULES, Assessment, assess, security_finding
 
 _I = re.I | re.M
-_Pat = tuple[str, re.Pattern[str]]  # (lowercase literal that must occur in the text, regex)
+HIGH, MEDIUM, LOW = Confidence.HIGH, Confidence.MEDIUM, Confidence.LOW
 
 
-def _p(trigger: str, pattern: str, flags: int = _I) -> _Pat:
-    return trigger, re.compile(pattern, flags)
+@dataclass(frozen=True)
+class _Pat:
+    trigger: str  # lowercase literal that must occur in the text
+    regex: re.Pattern[str]
+    confidence: Confidence = HIGH
+
+
+def _p(trigger: str, pattern: str, flags: int = _I, confidence: Confidence = HIGH) -> _Pat:
+    return _Pat(trigger, re.compile(pattern, flags), confidence)
 
 
 _INJECTION: list[_Pat] = [
@@ -31,38 +48,28 @@ _INJECTION: list[_Pat] = [
     _p("conceal", r"conceal\s+(?:this|these|it|them|your actions?)\s+from\s+the\s+user"),
     _p("you are now", r"you\s+are\s+now\s+(?:in\s+)?(?:developer|dan|jailbreak|unrestricted|god)\b"),
     _p("system prompt", r"new\s+system\s+prompt\s*:"),
-    _p("<|", r"<\|im_start\|>|<\|system\|>"),
-    _p("inst]", r"\[/?INST\]"),
+    # chat-template tokens: common in documentation about models, so never more than a hint
+    _p("<|", r"<\|im_start\|>\s*system|<\|system\|>", confidence=LOW),
+    _p("inst]", r"\[INST\]\s*<<SYS>>", confidence=LOW),
 ]
 _HIDDEN_STYLE: list[_Pat] = [
-    _p("style", r"style\s*=\s*[\"'][^\"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0)")
+    _p(
+        "style",
+        r"style\s*=\s*[\"'][^\"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|"
+        r"font-size\s*:\s*0(?:\.0+)?(?:px|em|rem|pt|%)?\s*(?:[;\"'!]|$)|opacity\s*:\s*0(?:\.0+)?\s*[;\"'])",
+        confidence=MEDIUM,
+    )
 ]
 _HTML_COMMENT = re.compile(r"<!--(.*?)-->", re.S)
-_IMPERATIVE = re.compile(
-    r"\b(ignore|always|never|must|execute|run|curl|wget|send|upload|instruction|assistant|agent|"
-    r"system prompt|secret|password)\b",
-    _I,
-)
-_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
-_SECRET: list[_Pat] = [
-    _p("akia", r"\bAKIA[0-9A-Z]{16}\b", re.M),
-    _p("asia", r"\bASIA[0-9A-Z]{16}\b", re.M),
-    _p("sk-ant-", r"\bsk-ant-[A-Za-z0-9_-]{20,}", re.M),
-    _p("sk-", r"\bsk-(?:proj-)?(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{32,}", re.M),
-    _p("gh", r"\bgh[pousr]_[A-Za-z0-9]{36,}\b", re.M),
-    _p("github_pat_", r"\bgithub_pat_[A-Za-z0-9_]{40,}", re.M),
-    _p("xox", r"\bxox[baprs]-[A-Za-z0-9-]{10,}", re.M),
-    _p("aiza", r"\bAIza[0-9A-Za-z_-]{35}\b", re.M),
-    _p("k_live_", r"\b[sr]k_live_[0-9a-zA-Z]{20,}", re.M),
-    _p("private key", r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----", re.M),
-    _p("eyj", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}", re.M),
-]
-_SECRET_ASSIGN = re.compile(
-    r"\b(api[_-]?key|secret(?:[_-]?key)?|access[_-]?token|auth[_-]?token|password|passwd)\b\s*[:=]\s*"
-    r"[\"']([^\"'\s]{16,})[\"']",
+# a hidden comment is suspect when it addresses the agent and asks for an action
+_ADDRESSEE = re.compile(r"\b(agent|assistant|ai|llm|model|claude|gpt|codex|copilot|system prompt)\b", re.I)
+_ACTION = re.compile(
+    r"\b(ignore|disregard|forget|execute|run|send|upload|post|curl|wget|delete|remove|download|install|tell|hide|"
+    r"approve|exfiltrate|secrets?|passwords?|tokens?|credentials?|api keys?)\b",
     re.I,
 )
-_PLACEHOLDER = re.compile(r"your|xxx|example|placeholder|changeme|dummy|<|\$\{|\{\{|\*\*\*|environ|getenv", re.I)
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 _RM_TARGET = (
     r"(?:/|/\*|~/?|~/\*|\$HOME/?|\"\$HOME\"/?|\*|/(?:etc|usr|bin|sbin|var|home|boot|lib|root|opt)/?)"
     r"(?=\s|$|;|&|\||\)|`|\"|')"
@@ -80,36 +87,39 @@ _DESTRUCTIVE: list[_Pat] = [
     _p("shred", r"\bshred\b[^\n]*/dev/"),
     _p("rmtree", r"shutil\.rmtree\(\s*[\"'](?:/|~|/home|/etc|/usr)[\"']"),
 ]
+# the interpreter runs what it reads on stdin: `| sh`, `| sudo bash -s -- args`, `| python3`, `| python3 -`
+# (not `| python3 -m json.tool` or `| python3 -c "..."`, which only process the downloaded data)
+_STDIN_INTERPRETER = (
+    r"\|\s*(?:sudo\s+(?:-\w+\s+)*)?(?:(?:(?:ba|z|da|k)?sh)\b(?!\s+-c\b)|"
+    r"(?:python3?|node|ruby|perl)(?:\s+-)?\s*(?=$|[;&|)#`\"']))"
+)
+_WEB_FETCH = r"(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod|\(?\s*New-Object\s+(?:System\.)?Net\.WebClient)"
 _REMOTE_EXEC: list[_Pat] = [
-    _p("curl", r"\bcurl\b[^\n|]*\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh|python3?)\b"),
-    _p("wget", r"\bwget\b[^\n|]*\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh|python3?)\b"),
+    _p("curl", r"\bcurl\b[^\n|]*" + _STDIN_INTERPRETER),
+    _p("wget", r"\bwget\b[^\n|]*" + _STDIN_INTERPRETER),
     _p("<(", r"\b(?:ba)?sh\s+<\(\s*(?:curl|wget)\b"),
     _p("$(", r"\bsh\s+-c\s+[\"']\$\(\s*(?:curl|wget)\b"),
-    _p("iex", r"\biex\b[^\n]*(?:iwr|Invoke-WebRequest|DownloadString)"),
-    _p("invoke-expression", r"\bInvoke-Expression\b[^\n]*(?:iwr|Invoke-WebRequest|DownloadString)"),
+    _p("iex", r"\b(?:iex|Invoke-Expression)\s*\(?\s*\(?\s*" + _WEB_FETCH),
+    _p("iex", _WEB_FETCH + r"[^\n|]*\|\s*(?:iex|Invoke-Expression)\b"),
 ]
 _SENSITIVE = (
     r"(?:\.ssh|\.aws|\.env\b|id_rsa|id_ed25519|/etc/passwd|/etc/shadow|\.netrc|credentials|\.kube"
     r"|\.git-credentials|\.npmrc|\.pypirc)"
 )
-_SECRET_VAR = r"\$\{?[A-Z_]*(?:SECRET|TOKEN|API_KEY|PASSWORD|ACCESS_KEY)"
+_SECRET_VAR = re.compile(r"\$\{?[A-Z_]*(?:SECRET|TOKEN|API_KEY|PASSWORD|ACCESS_KEY)")
+# a data flag whose value is a sensitive file: `-d @~/.ssh/id_rsa`, `--data-binary @.env`, `-F f=@~/.aws/credentials`
+# (`-d` must stand alone: not the end of a hyphenated word such as `x-api-key-d`)
+_DATA_FLAG = r"(?:(?<![\w-])-[dFT]|--data(?:-binary|-raw|-urlencode)?|--form|--upload-file|--post-file|--body-file)"
 _EXFIL: list[_Pat] = [
     *(
-        _p(
-            tool,
-            r"\b" + tool + r"\b[^\n]*(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file|"
-            r"--post-file)[=\s]*[\"']?@?[^\n]*" + _SENSITIVE,
-        )
-        for tool in ("curl", "wget", "httpie")
+        _p(tool, r"\b" + tool + r"\b[^\n]*" + _DATA_FLAG + r"[=\s]+[\"']?(?:\w+=)?@?[^\s\"']*" + _SENSITIVE)
+        for tool in ("curl", "wget", "http")
     ),
     _p("cat", r"\bcat\b[^\n|]*" + _SENSITIVE + r"[^\n|]*\|\s*(?:curl|nc|ncat|wget)\b"),
     _p("env", r"\b(?:env|printenv)\s*\|\s*(?:curl|nc|ncat|wget)\b"),
     _p("curl", r"\bcurl\b[^\n]*\$\(\s*(?:env|printenv)\s*\)"),
     _p("wget", r"\bwget\b[^\n]*\$\(\s*(?:env|printenv)\s*\)"),
-    _p("curl", r"\bcurl\b[^\n]*" + _SECRET_VAR + r"[^\n]*https?://"),
-    _p("curl", r"\bcurl\b[^\n]*https?://[^\n]*" + _SECRET_VAR),
-    _p("wget", r"\bwget\b[^\n]*https?://[^\n]*" + _SECRET_VAR),
-    _p("requests.p", r"requests\.(?:post|put)\([^\n]*(?:os\.environ|open\([^\n]*" + _SENSITIVE + r")"),
+    _p("requests.p", r"requests\.(?:post|put)\([^\n]*(?:os\.environ\b(?!\.get|\[)|open\([^\n]*" + _SENSITIVE + r")"),
     _p("nc ", r"\bnc\s+[\w.-]+\s+\d+\s*<\s*\S+"),
 ]
 _URL = re.compile(r"https?://([^/\s:)>\]\"'`?#]+)")
@@ -187,86 +197,167 @@ _CHECKS: tuple[tuple[str, str, list[_Pat]], ...] = (
     ("sec-exfiltration", "local data is sent to a remote host", _EXFIL),
     ("sec-obfuscation", "decoded payload is executed", _OBFUSCATION),
     ("sec-hidden-text", "text styled to be invisible", _HIDDEN_STYLE),
-    ("sec-secret", "credential-shaped string", _SECRET),
+)
+# a skill whose subject is security quotes attacks to teach, test or detect them
+_SECURITY_TOPIC = re.compile(
+    r"\b(security|pen-?test\w*|penetration|red[- ]team\w*|attacks?|exploit\w*|injections?|malware|vulnerab\w*|"
+    r"guardrails?|jailbreak\w*|threats?|forensic\w*|ctf|secret[- ]scan\w*|audit\w*|ssrf|xss|phishing|"
+    r"incident[- ]response|hardening|cyber\w*|safety|moderation)\b",
+    re.I,
 )
 
 
-def _line(text: str, pos: int, start: int) -> int:
-    return start + text.count("\n", 0, pos)
+def security_topic(name: object, description: object) -> str | None:
+    """The security subject a skill declares in its name or description (None for other skills)."""
+    text = " ".join(v for v in (name, description) if isinstance(v, str))
+    m = _SECURITY_TOPIC.search(text.replace("-", " ") + " " + text)
+    return m.group().lower() if m else None
 
 
-def _evidence(text: str, pos: int) -> str:
-    begin = text.rfind("\n", 0, pos) + 1
-    end = text.find("\n", pos)
-    return text[begin : end if end >= 0 else len(text)].strip()
+def _addresses_agent(comment: str) -> bool:
+    """True when a comment names the agent and asks for an action within a few words of it."""
+    names = [m.start() for m in _ADDRESSEE.finditer(comment)]
+    return bool(names) and any(abs(m.start() - n) <= 60 for m in _ACTION.finditer(comment) for n in names)
 
 
-def scan_text(text: str, rel: str | None, start_line: int = 1) -> list[Finding]:
-    """Every security finding in one text. `start_line` is the file line of text[0]."""
+def _is_emoji(ch: str) -> bool:
+    if not ch:
+        return False
+    cp = ord(ch)
+    return cp >= 0x1F000 or 0x2190 <= cp <= 0x2BFF or cp in (0xFE0F, 0x20E3, 0x200D) or 0x2300 <= cp <= 0x23FF
+
+
+def _complex_script(ch: str) -> bool:
+    """A letter or mark of a script where ZWJ/ZWNJ shape the text (Arabic, Persian, Indic, ...)."""
+    return bool(ch) and ord(ch) >= 0x0590 and unicodedata.category(ch)[0] in "LM" and not _is_emoji(ch)
+
+
+def _rtl(text: str) -> bool:
+    return any(unicodedata.bidirectional(c) in ("R", "AL") for c in text)
+
+
+def _invisible(text: str, tm: TextMap, rel: str | None) -> list[Finding]:
+    out: list[Finding] = []
+    for m in _INVISIBLE.finditer(text):
+        ch, pos = m.group(), m.start()
+        if pos == 0 and ch == "\ufeff":
+            continue  # a byte-order mark at the very start is harmless
+        prev = text[pos - 1] if pos else ""
+        nxt = text[pos + 1] if pos + 1 < len(text) else ""
+        cp = ord(ch)
+        if ch == "\u200d" and (_is_emoji(prev) or _is_emoji(nxt)):
+            continue  # emoji ZWJ sequence such as a person + laptop
+        if ch in "\u200c\u200d" and (_complex_script(prev) or _complex_script(nxt)):
+            continue  # joiner/non-joiner shaping Persian, Arabic or Indic text
+        if 0xE0020 <= cp <= 0xE007F and _in_flag_tag(text, pos):
+            continue  # subdivision flag emoji (tag sequence after a black flag)
+        spot = tm.spot(pos, pos + 1, cue_lines=0)
+        line_text = tm.line_text(pos)
+        if ch in "\u200e\u200f" or (ch in _BIDI and _rtl(line_text) and spot.context is Context.PROSE):
+            confidence = LOW if _rtl(line_text) else MEDIUM  # direction marks belong to right-to-left prose
+        elif ch in _BIDI or 0xE0000 <= cp <= 0xE007F:
+            confidence = HIGH  # Trojan Source reordering or ASCII smuggling in tag characters
+        else:
+            confidence = MEDIUM  # zero-width space / word joiner: hides a word from readers and scanners
+        a = Assessment(spot.context, confidence, spot.context in (Context.PROSE, Context.EXAMPLE, Context.QUOTED))
+        a.reasons.append(f"U+{cp:04X} {unicodedata.name(ch, 'invisible character').lower()}")
+        if spot.context is Context.TEST:
+            a.lower("test fixtures hold such characters on purpose")
+        out.append(
+            security_finding(
+                "sec-invisible-unicode", f"invisible character U+{cp:04X}", rel, spot.line, repr(spot.line_text), a
+            )
+        )
+    return out
+
+
+def _in_flag_tag(text: str, pos: int) -> bool:
+    i = pos
+    while i > 0 and 0xE0020 <= ord(text[i - 1]) <= 0xE007E:
+        i -= 1
+    return i > 0 and text[i - 1] == "\U0001f3f4"
+
+
+def scan_text(text: str, rel: str | None, start_line: int = 1, *, topic: str | None = None) -> list[Finding]:
+    """Every security finding in one text. `start_line` is the file line of text[0]; `topic` is the skill's
+    security subject, if any (see `security_topic`)."""
     out: list[Finding] = []
     low = text.lower()
+    tm = TextMap(text, rel, start_line)
+
+    def add(
+        rule_id: str,
+        message: str,
+        start: int,
+        end: int,
+        confidence: Confidence,
+        evidence: str | None = None,
+        cue_lines: int = 1,
+    ) -> Assessment:
+        spot = tm.spot(start, end, cue_lines=cue_lines, backticks_quote=rule_id in PHRASE_RULES)
+        a = assess(rule_id, spot, confidence, topic)
+        out.append(security_finding(rule_id, message, rel, spot.line, evidence or spot.line_text, a))
+        return a
+
     for rule_id, what, patterns in _CHECKS:
-        for trigger, regex in patterns:
-            if trigger not in low:
+        for pat in patterns:
+            if pat.trigger not in low:
                 continue
-            for m in regex.finditer(text):
-                evidence = _mask(m.group()) if rule_id == "sec-secret" else _evidence(text, m.start())
-                out.append(finding(rule_id, what, rel, _line(text, m.start(), start_line), evidence))
+            for m in pat.regex.finditer(text):
+                confidence = pat.confidence
+                if rule_id == "sec-hidden-text" and (tm.base is not Context.PROSE or tm.in_fence(m.start())):
+                    confidence = LOW  # display:none toggles in an HTML page, a script or markup shown as code
+                add(rule_id, what, m.start(), m.end(), confidence)
     if "://" in text:
         for m in _URL.finditer(text):
             why = _suspicious_host(m.group(1))
             if why:
-                out.append(
-                    finding(
-                        "sec-suspicious-url", why, rel, _line(text, m.start(), start_line), _evidence(text, m.start())
+                add("sec-suspicious-url", why, m.start(), m.end(), MEDIUM)
+        if _SECRET_VAR.search(text):
+            for m in _URL.finditer(text):
+                line = tm.line_text(m.start())
+                if _suspicious_host(m.group(1)) and _SECRET_VAR.search(line) and re.search(r"\b(?:curl|wget)\b", line):
+                    add(
+                        "sec-exfiltration",
+                        "a secret is sent to a " + str(_suspicious_host(m.group(1))),
+                        m.start(),
+                        m.end(),
+                        HIGH,
                     )
-                )
     if "<!--" in text:
         for m in _HTML_COMMENT.finditer(text):
-            if _IMPERATIVE.search(m.group(1)):
-                out.append(
-                    finding(
-                        "sec-hidden-text",
-                        "HTML comment (invisible when rendered) carries instructions",
-                        rel,
-                        _line(text, m.start(), start_line),
-                        " ".join(m.group(0).split()),
-                    )
-                )
-    if not text.isascii():
-        for m in _INVISIBLE.finditer(text):
-            if m.start() == 0 and m.group() == "\ufeff":
-                continue  # a byte-order mark at the very start is harmless
-            out.append(
-                finding(
-                    "sec-invisible-unicode",
-                    f"invisible character U+{ord(m.group()):04X}",
-                    rel,
-                    _line(text, m.start(), start_line),
-                    repr(_evidence(text, m.start())),
-                )
+            body = m.group(1)
+            if tm.in_fence(m.start()) or not _addresses_agent(body):
+                continue  # an ordinary comment, or markup shown as an example
+            confidence = MEDIUM if tm.base is Context.PROSE else LOW
+            add(
+                "sec-hidden-text",
+                "HTML comment (invisible when rendered) addresses the agent",
+                m.start(),
+                m.end(),
+                confidence,
+                " ".join(m.group(0).split()),
+                cue_lines=0,
             )
-    if any(t in low for t in ("key", "secret", "token", "passw")):
-        for m in _SECRET_ASSIGN.finditer(text):
-            value = m.group(2)
-            if not _PLACEHOLDER.search(value) and re.search(r"\d", value) and re.search(r"[A-Za-z]", value):
-                out.append(
-                    finding(
-                        "sec-secret", f"hard-coded {m.group(1)}", rel, _line(text, m.start(), start_line), _mask(value)
-                    )
-                )
+    if not text.isascii():
+        out.extend(_invisible(text, tm, rel))
+    for hit in find_secrets(text):
+        spot = tm.spot(hit.start, hit.start + len(hit.value), cue_lines=0)
+        a = assess("sec-secret", spot, HIGH, topic)
+        if hit.placeholder:
+            a.lower(f"looks like a placeholder: {hit.placeholder}", 2, instruction=None)
+        out.append(security_finding("sec-secret", hit.kind, rel, spot.line, _mask(hit.value), a))
     if any(t in low for t in _DECODER_TRIGGERS) and _DECODERS.search(text):
         for m in _BLOB.finditer(text):
             if "base64," in text[max(0, m.start() - 20) : m.start()]:
                 continue  # data: URI (embedded image), not an executed payload
-            out.append(
-                finding(
-                    "sec-obfuscation",
-                    f"{len(m.group())}-character encoded blob next to a decoder",
-                    rel,
-                    _line(text, m.start(), start_line),
-                    m.group()[:40] + "...",
-                )
+            add(
+                "sec-obfuscation",
+                f"{len(m.group())}-character encoded blob next to a decoder",
+                m.start(),
+                m.end(),
+                MEDIUM,
+                m.group()[:40] + "...",
             )
     return out
 
@@ -276,18 +367,19 @@ def _mask(secret: str) -> str:
 
 
 def scan_security(src: SkillSource) -> list[Finding]:
+    fm = src.frontmatter or {}
+    topic = security_topic(fm.get("name"), fm.get("description"))
     out: list[Finding] = []
     if src.text is not None:
-        out.extend(scan_text(src.text, src.skill_md_rel))
+        out.extend(scan_text(src.text, src.skill_md_rel, topic=topic))
     for f in src.files:
         if f.text is not None:
-            out.extend(scan_text(f.text, f.rel))
-    # one finding per (rule, file, line)
-    seen: set[tuple[str, str | None, int | None]] = set()
-    unique: list[Finding] = []
+            out.extend(scan_text(f.text, f.rel, topic=topic))
+    # one finding per (rule, file, line): the most severe one
+    order = {"error": 0, "warning": 1, "info": 2}
+    best: dict[tuple[str, str | None, int | None], Finding] = {}
     for found in out:
         key = (found.rule_id, found.file, found.line)
-        if key not in seen:
-            seen.add(key)
-            unique.append(found)
-    return unique
+        if key not in best or order[found.severity.value] < order[best[key].severity.value]:
+            best[key] = found
+    return list(best.values())

@@ -1,0 +1,130 @@
+"""Where a piece of skill text sits: the kind of file, fenced example or prose, inside a quotation, next
+to words that present it as an attack or a warning. The security scan uses this to tell a skill that
+*gives* a dangerous instruction from one that *describes* it."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from skillworks.check.model import Context
+
+_SCRIPT_SUFFIXES = frozenset({".py", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".ps1"})
+_DOC_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".mdx"})
+_TEST_DIRS = frozenset({"tests", "test", "__tests__", "fixtures", "testdata", "test_data", "spec", "evals", "e2e"})
+_ASSET_DIRS = frozenset({"assets", "templates", "template", "static", "public"})
+_TEST_NAME = re.compile(r"^(test_.*|.*_test\.\w+|.*\.(?:test|spec)\.\w+|conftest\.py)$")
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.M)
+
+# words that present the surrounding text as something to avoid, detect or study rather than do
+CUE = re.compile(
+    r"\b(avoid\w*|never|don'?t|do not|must not|should not|instead of|rather than|e\.g\.|for example|such as|"
+    r"attack(?:s|er|ers)?|malicious|injections?|jailbreaks?|red[- ]team\w*|payloads?|exploit\w*|detect\w*|"
+    r"block(?:s|ed|ing)?|flag(?:s|ged)?|warn\w*|vulnerab\w*|phishing|adversar\w*|suspicious|dangerous|"
+    r"insecure|unsafe|bad|wrong|anti-?pattern|guardrails?|sanitiz\w*|reject\w*|refuse\w*|pentest\w*|xss|ssrf)\b",
+    re.I,
+)
+
+
+def file_context(rel: str | None) -> Context:
+    """The context of a whole file, from its path inside the skill (None is SKILL.md)."""
+    if rel is None:
+        return Context.PROSE
+    path = PurePosixPath(rel)
+    parts = {p.lower() for p in path.parts[:-1]}
+    if parts & _TEST_DIRS or _TEST_NAME.match(path.name.lower()):
+        return Context.TEST
+    suffix = path.suffix.lower()
+    if suffix in _SCRIPT_SUFFIXES or (path.parts[0] == "scripts" and suffix not in _DOC_SUFFIXES):
+        return Context.SCRIPT
+    if parts & _ASSET_DIRS or suffix not in _DOC_SUFFIXES:
+        return Context.ASSET
+    return Context.PROSE
+
+
+@dataclass(frozen=True)
+class Spot:
+    """Where one match sits."""
+
+    context: Context
+    line: int
+    line_text: str
+    quoted: bool
+    cue: str | None  # a word next to the match that presents it as an attack or a warning
+
+
+class TextMap:
+    """Line starts and fenced-code spans of one text, for locating many matches cheaply."""
+
+    def __init__(self, text: str, rel: str | None, start_line: int = 1) -> None:
+        self.text = text
+        self.start_line = start_line
+        self.base = file_context(rel)
+        self._line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
+        self._fences: list[tuple[int, int]] = []
+        if self.base is Context.PROSE and ("```" in text or "~~~" in text):
+            opened: tuple[int, str] | None = None
+            for m in _FENCE.finditer(text):
+                mark = m.group(1)
+                if opened is None:
+                    opened = (m.start(), mark)
+                elif mark[0] == opened[1][0] and len(mark) >= len(opened[1]):
+                    self._fences.append((opened[0], m.end()))
+                    opened = None
+            if opened is not None:
+                self._fences.append((opened[0], len(text)))
+
+    def line_index(self, pos: int) -> int:
+        return bisect_right(self._line_starts, pos) - 1
+
+    def line(self, pos: int) -> int:
+        return self.start_line + self.line_index(pos)
+
+    def line_text(self, pos: int) -> str:
+        i = self.line_index(pos)
+        begin = self._line_starts[i]
+        end = self._line_starts[i + 1] - 1 if i + 1 < len(self._line_starts) else len(self.text)
+        return self.text[begin:end]
+
+    def in_fence(self, pos: int) -> bool:
+        return any(a <= pos < b for a, b in self._fences)
+
+    def spot(self, start: int, end: int, *, cue_lines: int = 1, backticks_quote: bool = True) -> Spot:
+        """Locate text[start:end]: its context, whether it is quoted, and a warning word around it (on its
+        line outside the match, or in the `cue_lines` lines before). With `backticks_quote` false, inline
+        code (`...`) is not quoting: a command in backticks is still the command to run."""
+        i = self.line_index(start)
+        line_begin = self._line_starts[i]
+        line_text = self.line_text(start)
+        context = self.base
+        if context is Context.PROSE and self.in_fence(start):
+            context = Context.EXAMPLE
+        before = line_text[: start - line_begin]
+        after = line_text[end - line_begin :]
+        quoted = _is_quoted(before, after, backticks_quote)
+        if quoted and context in (Context.PROSE, Context.EXAMPLE, Context.SCRIPT):
+            context = Context.QUOTED
+        around = before + " " + after
+        if cue_lines:
+            first = max(0, i - cue_lines)
+            around = self.text[self._line_starts[first] : line_begin] + " " + around
+        m = CUE.search(around)
+        return Spot(context, self.start_line + i, line_text.strip(), quoted, m.group().lower() if m else None)
+
+
+_OPEN_CLOSE = (("\u201c", "\u201d"), ("\u2018", "\u2019"), ("\u00ab", "\u00bb"))
+
+
+def _is_quoted(before: str, after: str, backticks: bool = True) -> bool:
+    """True when the match is enclosed in quotes (or backticks) on its line."""
+    for q in ('"', "`") if backticks else ('"',):
+        if before.count(q) % 2 == 1 and q in after:
+            return True
+    for opening, closing in _OPEN_CLOSE:
+        if before.rfind(opening) > before.rfind(closing) and closing in after:
+            return True
+    # single quotes: only when the quote opens right before a word (not an apostrophe in "don't")
+    m = re.search(r"(?:^|[\s(\[:=,])'[^']*$", before)
+    return bool(m) and "'" in after
