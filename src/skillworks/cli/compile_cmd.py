@@ -1,4 +1,4 @@
-"""`skillworks compile`: skills → boundary contracts."""
+"""`skillworks compile` (skills → boundary contracts) and `skillworks serve-skills` (the MCP runtime)."""
 
 from __future__ import annotations
 
@@ -45,5 +45,26 @@ def compile_command(
         )
 
 
+def serve_skills_command(
+    compiled_dir: Path = typer.Argument(..., help="A directory written by `skillworks compile`."),
+    transport: str = typer.Option("stdio", "--transport", help="stdio or http (streamable HTTP at /mcp)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="HTTP: address to listen on."),
+    port: int = typer.Option(8765, "--port", help="HTTP: port to listen on."),
+    workdir: Path = typer.Option(Path("."), "--workdir", help="Where operators run."),
+) -> None:
+    """Serve compiled skills over MCP. Operators run as subprocesses of this server in --workdir: start it
+    inside the sandbox the agent works in (as `compiled` trials do), not on a host you care about."""
+    from skillworks.compile import load_compiled_dir
+    from skillworks.compile.mcp_server import serve
+    from skillworks.errors import UserError
+
+    if transport not in ("stdio", "http"):
+        raise UserError(f"unknown transport {transport!r}; use stdio or http")
+    if not workdir.is_dir():
+        raise UserError("--workdir is not a directory", workdir)
+    serve(load_compiled_dir(compiled_dir), transport=transport, host=host, port=port, workdir=workdir)
+
+
 def register(app: typer.Typer) -> None:
     app.command("compile")(compile_command)
+    app.command("serve-skills")(serve_skills_command)

@@ -34,6 +34,7 @@ _RISKS: list[tuple[RiskFlag, re.Pattern[str]]] = [
             re.I,
         ),
     ),
+    ("destructive", re.compile(r"\b(?:delete|deletes|wipe|wipes|destroy|erase|purge)\b", re.I)),
     (
         "network",
         re.compile(
@@ -56,7 +57,7 @@ _RISKS: list[tuple[RiskFlag, re.Pattern[str]]] = [
 
 
 def risks_of(text: str) -> list[RiskFlag]:
-    return [flag for flag, pattern in _RISKS if pattern.search(text)]
+    return list(dict.fromkeys(flag for flag, pattern in _RISKS if pattern.search(text)))
 
 
 def slug(text: str) -> str:
@@ -228,6 +229,8 @@ def script_operators(package: SkillPackage, feats: Features, source_file: str = 
             examples[(script, None)] = ([], CommandLine("", 0, "", False))
     ops: list[Operator] = []
     seen: set[str] = set()
+    md_lines = (package.root / "SKILL.md").read_text(encoding="utf-8").splitlines()
+    per_script = {s: sum(1 for key in examples if key[0] == s) for s in feats.scripts}
     for (script, sub), (args, cmd) in sorted(examples.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         path = package.root / script
         suffix = Path(script).suffix
@@ -253,7 +256,14 @@ def script_operators(package: SkillPackage, feats: Features, source_file: str = 
                 execution=Execution(
                     kind="script", interpreter=_INTERPRETERS.get(suffix, "bash"), script=script, template=sub
                 ),
-                risks=risks_of(script_text + "\n" + cmd.text),
+                # a script shared by several subcommands: the risks its documentation line names, else all
+                risks=risks_of(
+                    (script_text if per_script.get(script, 1) <= 1 else "")
+                    + "\n"
+                    + cmd.text
+                    + "\n"
+                    + (md_lines[cmd.line - 1] if 0 < cmd.line <= len(md_lines) else "")
+                ),
                 cacheable=False,
                 source=SourceRef(file=source_file if cmd.line else script, line_start=line, line_end=line),
             )
