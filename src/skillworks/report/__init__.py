@@ -14,6 +14,7 @@ from skillworks.report.loading import AgentConfig, RunData, load_run, read_resul
 from skillworks.report.markdown import render_markdown, render_pass_rate_table
 from skillworks.report.model import SCRIPTED_NOTE, Summary
 from skillworks.report.summary import build_summary
+from skillworks.report.trial_pages import TrialPages, write_trial_pages
 from skillworks.report.write import FILE_NAMES, FORMATS, is_eval_run, read_summary, write_reports, write_summary_files
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "EvalSummary",
     "RunData",
     "Summary",
+    "TrialPages",
     "build_eval_summary",
     "build_summary",
     "is_eval_run",
@@ -39,4 +41,5 @@ __all__ = [
     "write_eval_report",
     "write_reports",
     "write_summary_files",
+    "write_trial_pages",
 ]

@@ -1,26 +1,57 @@
-"""`render_html`: one self-contained HTML page (inline CSS and SVG; no script, no external asset)."""
+"""`render_html`: the run report as one self-contained HTML page (inline CSS and SVG charts; no script and
+no external asset). Per-task cells link to the trial pages written by `trial_pages` when those exist."""
 
 from __future__ import annotations
 
-from importlib import resources
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from types import SimpleNamespace
 
-import jinja2
-
 from skillworks.report import formatting
+from skillworks.report.charts import render_chart
+from skillworks.report.jinja_env import template
 from skillworks.report.model import SCRIPTED_NOTE, Summary
-from skillworks.report.svg import pass_rate_chart
+from skillworks.report.run_charts import delta_label, run_charts
+from skillworks.report.trial_pages import TrialPages, href
 
 _TEMPLATE = "report.html.j2"
 
 
-def _template() -> jinja2.Template:
-    text = resources.files("skillworks.report").joinpath("templates", _TEMPLATE).read_text(encoding="utf-8")
-    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-    return env.from_string(text)
+@dataclass(frozen=True)
+class TrialAnchor:
+    label: str
+    outcome: str
+    href: str
+    pair_href: str | None
 
 
-def render_html(summary: Summary) -> str:
+def _anchors(
+    summary: Summary, out_dir: Path | None, pages: Mapping[str, TrialPages]
+) -> dict[tuple[str, str, str], list[TrialAnchor]]:
+    out: dict[tuple[str, str, str], list[TrialAnchor]] = {}
+    if out_dir is None:
+        return out
+    for row in summary.per_task:
+        for cell in row.cells:
+            anchors = []
+            for t in cell.trials:
+                run_pages = pages.get(t.run_id)
+                page = run_pages.trials.get(t.trial_id) if run_pages else None
+                if page is None:
+                    continue
+                pair = run_pages.pairs.get(t.trial_id) if run_pages else None
+                label = f"t{t.trial_index}" if len(summary.run_ids) == 1 else f"{t.run_id}:t{t.trial_index}"
+                anchors.append(
+                    TrialAnchor(label, t.outcome, href(page, out_dir), href(pair, out_dir) if pair else None)
+                )
+            out[(row.task_id, cell.condition, cell.agent)] = anchors
+    return out
+
+
+def render_html(summary: Summary, out_dir: Path | None = None, pages: Mapping[str, TrialPages] | None = None) -> str:
+    """The report page; with ``out_dir`` (where it will be written) and the runs' trial ``pages`` (by run
+    id), every per-task cell links to its trials and their side-by-side pages."""
     f = SimpleNamespace(
         pct=formatting.pct,
         pp=formatting.pp,
@@ -30,13 +61,22 @@ def render_html(summary: Summary) -> str:
         counts=formatting.counts,
         agent_label=formatting.agent_label,
         one_line=formatting.one_line,
+        delta_label=delta_label,
     )
-    multi_agent = len(summary.agents) > 1
-    return _template().render(
+    anchors = _anchors(summary, out_dir, pages or {})
+
+    def cell_href(task: str, condition: str, agent: str) -> str | None:
+        found = anchors.get((task, condition, agent))
+        return found[0].href if found else None
+
+    charts = run_charts(summary, cell_href)
+    return template(_TEMPLATE).render(
         s=summary,
         f=f,
         scripted_note=SCRIPTED_NOTE,
-        multi_agent=multi_agent,
-        chart=pass_rate_chart(summary.pass_rates, multi_agent=multi_agent),
+        multi_agent=len(summary.agents) > 1,
+        chart=lambda name: render_chart(charts.get(name)),
+        forest_names=[k for k in charts if k.startswith("forest:")],
+        anchors=anchors,
         times={(t.condition, t.agent): t for t in summary.phase_times},
     )

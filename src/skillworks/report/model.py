@@ -98,6 +98,18 @@ class GainSummaryRow(_Strict):
     n_g_undefined: int
 
 
+class TrialLink(_Strict):
+    """One trial behind a per-task cell: where its directory is (relative to its run directory)."""
+
+    run_id: str
+    trial_id: str
+    trial_index: int
+    attempt: int
+    outcome: str
+    reward: float | None
+    trial_dir: str
+
+
 class TaskCell(_Strict):
     condition: str
     agent: str
@@ -107,6 +119,7 @@ class TaskCell(_Strict):
     scored: int
     errored: int
     missing: int
+    trials: list[TrialLink] = Field(default_factory=list, description="latest attempts, by trial index")
 
 
 class TaskRow(_Strict):

@@ -28,6 +28,7 @@ from skillworks.report.model import (
     Summary,
     TaskCell,
     TaskRow,
+    TrialLink,
     UsageRow,
 )
 from skillworks.report.skill_sources import generated_pack_rows, source_usage_rows
@@ -104,6 +105,18 @@ def _error_row(run: RunData, r: TrialResult, superseded: bool) -> ErrorRow:
         phase=r.error.phase if r.error else None,
         category=r.error.category if r.error else None,
         message=r.error.message if r.error else "no reward recorded",
+    )
+
+
+def _link(r: TrialResult) -> TrialLink:
+    return TrialLink(
+        run_id=r.run_id,
+        trial_id=r.trial_id,
+        trial_index=r.trial_index,
+        attempt=r.attempt,
+        outcome=r.outcome,
+        reward=r.reward,
+        trial_dir=f"trials/{r.trial_id}",  # the store's layout; results' own paths are not trusted for writing
     )
 
 
@@ -328,6 +341,9 @@ def build_summary(
     elif len(conditions) > 1:
         notes.append(f"no '{BASELINE}' condition: no Δ or normalised gain is reported")
 
+    links: dict[tuple[str, str, str], list[TrialLink]] = {}
+    for r in sorted(kept, key=lambda r: (r.run_id, r.trial_index)):
+        links.setdefault((r.task_id, r.condition, r.agent), []).append(_link(r))
     per_task = [
         TaskRow(
             task_id=task,
@@ -341,6 +357,7 @@ def build_summary(
                     scored=macro[cell].per_task[task].scored,
                     errored=macro[cell].per_task[task].errored,
                     missing=macro[cell].per_task[task].missing,
+                    trials=links.get((task, *cell), []),
                 )
                 for cell in cells
             ],

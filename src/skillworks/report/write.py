@@ -9,9 +9,11 @@ from pathlib import Path
 
 from skillworks.errors import UserError
 from skillworks.report.html import render_html
+from skillworks.report.loading import read_experiment, read_results
 from skillworks.report.markdown import render_markdown
 from skillworks.report.model import Summary
-from skillworks.report.summary import build_summary
+from skillworks.report.summary import BASELINE, build_summary
+from skillworks.report.trial_pages import TrialPages, write_trial_pages
 
 FORMATS = ("json", "md", "html")
 FILE_NAMES = {"json": "summary.json", "md": "report.md", "html": "report.html"}
@@ -44,7 +46,7 @@ def write_summary_files(summary: Summary, out_dir: Path, formats: Iterable[str] 
         elif fmt == "md":
             text = render_markdown(summary)
         else:
-            text = render_html(summary)
+            text = render_html(summary, out_dir, write_run_trial_pages(summary, report=path))
         _write_atomic(path, text)
         written[fmt] = path
     return written
@@ -70,6 +72,36 @@ def write_reports(
 
         files.update(write_eval_report(run_dir))
     return files
+
+
+def baselines_of(conditions: Iterable[str], run_dir: Path) -> dict[str, str]:
+    """Treatment condition -> the condition it is paired with: every condition vs ``none``, and an eval
+    run's comparisons (e.g. with-skill vs target-withheld)."""
+    conditions = list(conditions)
+    pairs = {c: BASELINE for c in conditions if c != BASELINE} if BASELINE in conditions else {}
+    try:
+        ev = (read_experiment(run_dir).get("extra") or {}).get("eval") or {}
+    except UserError:
+        ev = {}
+    comparisons = ev.get("comparisons") if isinstance(ev, dict) else None
+    if is_eval_run(run_dir) and not comparisons:
+        comparisons = [{"treatment": "with-skill", "baseline": "target-withheld"}]
+    for pair in comparisons or []:
+        if isinstance(pair, dict) and isinstance(pair.get("treatment"), str) and isinstance(pair.get("baseline"), str):
+            pairs.setdefault(pair["treatment"], pair["baseline"])
+    return pairs
+
+
+def write_run_trial_pages(summary: Summary, report: Path | None) -> dict[str, TrialPages]:
+    """Write the trajectory pages of every run of ``summary`` (linking back to ``report``); by run id."""
+    pages: dict[str, TrialPages] = {}
+    for run_id, run_dir in zip(summary.run_ids, summary.run_dirs, strict=True):
+        path = Path(run_dir) / "results.jsonl"
+        results = read_results(path)[0] if path.is_file() else []
+        pages[run_id] = write_trial_pages(
+            Path(run_dir), results, baselines=baselines_of(summary.conditions, Path(run_dir)), report=report
+        )
+    return pages
 
 
 def is_eval_run(run_dir: Path) -> bool:

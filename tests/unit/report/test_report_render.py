@@ -75,8 +75,10 @@ def test_html_is_self_contained(fx: Any, tmp_path: Path) -> None:
     assert "http://" not in html and "https://" not in html
     assert "<script" not in html.lower() and "<link" not in html.lower() and "@import" not in html
     assert "<svg" in html and "<style>" in html
-    # one bar per condition x agent, each with a Wilson whisker (3 lines)
-    assert html.count("<rect") == 2
+    # one bar per condition x agent in the pass-rate chart, each with its Wilson whisker
+    bars = re.search(r'<svg class="chart" data-chart="bars".*?</svg>', html, re.S)
+    assert bars is not None
+    assert bars.group(0).count('<g class="bar">') == 2 and bars.group(0).count('class="whisker"') == 2
     assert SCRIPTED_NOTE in html
     assert "container failed | to start" in html
 

@@ -1,0 +1,156 @@
+"""The charts of the run report, laid out from a `Summary` (drawn by `charts.render_chart`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from skillworks.report.charts import (
+    BarValue,
+    Chart,
+    ForestInput,
+    HBarInput,
+    HeatInput,
+    Interval,
+    forest_plot,
+    grouped_bar_chart,
+    hbar_chart,
+    heatmap,
+)
+from skillworks.report.formatting import interval_pp, pct, pp
+from skillworks.report.model import DeltaRow, Summary
+
+CellHref = Callable[[str, str, str], str | None]  # (task, condition, agent) -> link of the cell or None
+
+
+def _label(condition: str, agent: str | None, multi_agent: bool) -> str:
+    if not multi_agent:
+        return condition
+    return f"{condition} / {agent if agent is not None else 'all agents'}"
+
+
+def delta_label(d: DeltaRow) -> str:
+    p = d.paired
+    if p.delta_pp is None:
+        return "Δ undefined (no task scored on both sides)"
+    text = f"Δ {pp(p.delta_pp)} pp, 95% CI {interval_pp(p.ci_low_pp, p.ci_high_pp)}"
+    if p.ci_low_pp is not None and p.ci_high_pp is not None and p.ci_low_pp <= 0 <= p.ci_high_pp:
+        text += f" inconclusive (n={p.n_paired})"
+    return text
+
+
+def run_charts(s: Summary, cell_href: CellHref) -> dict[str, Chart | None]:
+    multi = len(s.agents) > 1
+    charts: dict[str, Chart | None] = {}
+    charts["pass_rates"] = grouped_bar_chart(
+        "Pass rate per condition and agent (fixed frame) with Wilson 95% intervals",
+        [
+            BarValue(
+                group=r.agent,
+                series=r.condition,
+                value=r.rate,
+                interval=Interval(r.wilson.low, r.wilson.high) if r.wilson else None,
+            )
+            for r in s.pass_rates
+        ],
+    )
+    if s.per_task:
+        cols = [(c.condition, c.agent) for c in s.per_task[0].cells]
+        grid = []
+        for t in s.per_task:
+            row = []
+            for c in t.cells:
+                bad = c.errored + c.missing
+                text = pct(c.rate, 0) + (f" ({bad}!)" if bad else "")
+                row.append(
+                    HeatInput(
+                        value=c.rate if c.planned else None,
+                        text=text,
+                        tooltip=f"{t.task_id} / {_label(c.condition, c.agent, multi)}: {pct(c.rate)} "
+                        f"({c.scored} scored, {c.errored} errored, {c.missing} missing of {c.planned})",
+                        href=cell_href(t.task_id, c.condition, c.agent),
+                    )
+                )
+            grid.append(row)
+        charts["per_task"] = heatmap(
+            "Mean reward per task and condition (click a cell for its trials)",
+            [t.task_id for t in s.per_task],
+            [_label(c, a, multi) for c, a in cols],
+            grid,
+        )
+    for agent in dict.fromkeys(d.agent for d in s.deltas):
+        rows = [d for d in s.deltas if d.agent == agent]
+        charts[f"forest:{agent}"] = forest_plot(
+            f"Skill effect vs {rows[0].baseline} for {agent}: paired Δ with bootstrap 95% CI",
+            [
+                ForestInput(
+                    label=f"{d.condition} vs {d.baseline}",
+                    estimate=d.paired.delta_pp,
+                    low=d.paired.ci_low_pp,
+                    high=d.paired.ci_high_pp,
+                    value_label=delta_label(d),
+                )
+                for d in rows
+            ],
+        )
+    charts["failure_modes"] = hbar_chart(
+        "Failure modes per condition (trials)",
+        [
+            HBarInput(
+                _label(m.condition, m.agent, multi),
+                {
+                    "timeout": m.timeout,
+                    "execution error": m.execution_error,
+                    "no output": m.no_output,
+                    "verification failed": m.verification_failed,
+                    "unclassified": m.unclassified,
+                },
+            )
+            for m in s.failure_modes
+        ],
+        fmt=lambda v: f"{v:.0f}",
+    )
+    charts["skill_invocation"] = hbar_chart(
+        "Skill invocation rate (share of scored trials that invoked a skill)",
+        [
+            HBarInput(
+                _label(i.condition, i.agent, multi),
+                {"invoked": i.rate or 0.0},
+                value_label=f"{pct(i.rate, 0)} ({i.invoked_trials}/{i.trials})",
+            )
+            for i in s.skill_invocation
+        ],
+        fmt=lambda v: pct(v, 0),
+        max_value=1.0,
+    )
+    charts["tokens"] = hbar_chart(
+        "Mean tokens per trial",
+        [
+            HBarInput(
+                _label(u.condition, u.agent, multi),
+                {
+                    "input (uncached)": max((u.input_tokens_mean or 0) - (u.cached_tokens_mean or 0), 0.0),
+                    "cached input": u.cached_tokens_mean or 0.0,
+                    "output": u.output_tokens_mean or 0.0,
+                },
+            )
+            for u in s.usage
+        ],
+        fmt=lambda v: f"{v:,.0f}",
+    )
+    charts["cost"] = hbar_chart(
+        "Mean cost per trial (USD)",
+        [HBarInput(_label(u.condition, u.agent, multi), {"cost": u.cost_usd_mean or 0.0}) for u in s.usage],
+        fmt=lambda v: f"${v:.4f}",
+    )
+    charts["time"] = hbar_chart(
+        "Mean seconds per trial by phase",
+        [
+            HBarInput(
+                _label(t.condition, t.agent, multi),
+                {"setup": t.setup_sec or 0.0, "agent": t.agent_sec or 0.0, "verify": t.verify_sec or 0.0},
+            )
+            for t in s.phase_times
+        ],
+        fmt=lambda v: f"{v:.1f} s",
+    )
+    return charts
