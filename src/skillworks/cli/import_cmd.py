@@ -1,4 +1,5 @@
-"""`skillworks import harbor JOB_DIR... --out RUN_DIR`: results skillworks did not run, as a run directory."""
+"""`skillworks import harbor JOB_DIR... --out RUN_DIR` (Harbor job directories as a run directory) and
+`skillworks import results FILE` (a per-task results table, e.g. a leaderboard registry, and its statistics)."""
 
 from __future__ import annotations
 
@@ -33,3 +34,31 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"skipped (no result.json, unfinished): {path}", err=True)
         for warning in summary.warnings:
             typer.echo(f"warning: {warning}", err=True)
+
+    @group.command("results")
+    def results(
+        file: Annotated[Path, typer.Argument(help="JSON array or CSV: task, configuration, condition, reward|score")],
+        baseline: Annotated[str, typer.Option(help="the condition without skills")] = "none",
+        treatment: Annotated[
+            str | None, typer.Option(help="the condition with skills (default: curated, else the other one)")
+        ] = None,
+        out: Annotated[Path | None, typer.Option("--out", "-o", help="also write the statistics as JSON")] = None,
+        resamples: Annotated[int, typer.Option(min=1, help="bootstrap resamples for the Δ intervals")] = 10_000,
+        seed: Annotated[int, typer.Option(help="bootstrap seed")] = 0,
+    ) -> None:
+        """Per-configuration pass rates, Δ and g of a results table, and their mean over configurations."""
+        from skillworks.importers.results_table import read_results_table, render_table_summary, table_statistics
+
+        rows = read_results_table(file)
+        summary = table_statistics(
+            rows, source=str(file), baseline=baseline, treatment=treatment, resamples=resamples, seed=seed
+        )
+        typer.echo(
+            f"{summary.rows} rows: {summary.tasks} tasks x {len(summary.configurations)} configurations; "
+            f"{summary.missing_cells} missing and {summary.unpaired_cells} unpaired cells (never imputed)"
+        )
+        typer.echo(render_table_summary(summary))
+        if out is not None:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(summary.model_dump_json(indent=2) + "\n")
+            typer.echo(f"wrote {out}")
