@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -68,6 +68,9 @@ _GENERIC_PATHS = frozenset(
         "task.toml",
     }
 )
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+")
+# a name from a tool's vocabulary ("http.method", "max_depth", "Content-Type"): required wording, not an answer
+_VOCABULARY = re.compile(r"[A-Za-z_][A-Za-z_-]*(?:[.:][A-Za-z_][A-Za-z_-]*)*")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.]|\.\d)")
 _COMMON_NUMBERS = frozenset(
     {
@@ -267,7 +270,7 @@ def _collect(task: Task) -> _Evidence:
                 ev.identifiers.update(
                     m.group(1) for m in re.finditer(r"^\s*(?:export\s+)?([A-Z][A-Z0-9_]{5,})=", text, re.M)
                 )
-            for m in _PATH.finditer(text):
+            for m in _PATH.finditer(_URL.sub(" ", text)):
                 p = m.group(1).rstrip(".")
                 if p not in _GENERIC_PATHS and not p.startswith(
                     ("/usr/", "/bin/", "/etc/", "/proc/", "/sys/", "/dev/", "/opt/conda")
@@ -291,9 +294,17 @@ def _collect(task: Task) -> _Evidence:
     stated = lambda value: bool(_word_in(value, task.instruction))  # noqa: E731
     # A lone word compared in a verifier ("unreportable", "passed") is a label, not an answer: only values
     # with digits, spaces or punctuation are distinctive enough to be a leak.
-    ev.expected = {v for v in ev.expected if not re.fullmatch(r"[A-Za-z_]+", v) and not stated(v)}
+    ev.expected = {v for v in ev.expected if not _VOCABULARY.fullmatch(v) and not stated(v)}
     ev.numbers = {n for n in ev.numbers if not stated(n)}
     return ev
+
+
+def _locate_line(text: str, cmd: str) -> int:
+    """1-based line of the first line whose whitespace-normalised form contains `cmd` (a normalised line)."""
+    for i, line in enumerate(text.splitlines(), 1):
+        if cmd in _norm(line):
+            return i
+    return _locate(text, cmd.split()[0])
 
 
 def _locate(text: str, needle: str) -> int:
@@ -321,37 +332,79 @@ def _word_in(token: str, text: str) -> re.Match[str] | None:
     return re.search(r"(?<![\w./-])" + re.escape(token) + r"(?![\w/-]|\.\w)", text)
 
 
+# a skill holding at least this share of the verifier's distinctive expected values hands over the answer
+EXPECTED_SHARE = 0.5
+
+
+def _task_tokens(cmd: str, ev: _Evidence) -> list[str]:
+    """The instance-specific parts of an oracle line: task paths and values the verifier checks."""
+    return [t for t in (*ev.paths, *ev.expected) if _word_in(t, cmd)]
+
+
+def _oracle_findings(skill: str, rel: str, text: str, flat: str, ev: _Evidence) -> list[Finding]:
+    """Oracle lines found verbatim in one skill file. A line that carries a task path or an expected value is
+    the task's answer (error, one finding per line); lines of shared code (`scaler = StandardScaler()`) are
+    how the technique is written, reported once per file as info."""
+    out: list[Finding] = []
+    common: list[str] = []
+    for cmd in sorted(ev.commands):
+        if cmd not in flat:
+            continue
+        tokens = _task_tokens(cmd, ev)
+        if tokens:
+            out.append(
+                finding(
+                    "leak-oracle-command",
+                    f"skill {skill!r} contains an oracle line with the task's {tokens[0]!r}",
+                    rel,
+                    _locate_line(text, cmd),
+                    cmd,
+                )
+            )
+        else:
+            common.append(cmd)
+    if common:
+        first = min(common, key=lambda c: _locate_line(text, c))
+        out.append(
+            replace(
+                finding(
+                    "leak-oracle-command",
+                    f"skill {skill!r} shares {len(common)} line(s) of code with the oracle, none of them with a "
+                    "task path or an expected value (the technique, not the answer)",
+                    rel,
+                    _locate_line(text, first),
+                    first,
+                ),
+                severity=Severity.INFO,
+            )
+        )
+    return out
+
+
 def audit_task_leakage(task: Task) -> list[Finding]:
     """Leakage and instruction-quality findings for one task. Files are relative to the task root."""
     out: list[Finding] = []
     ev = _collect(task)
     for skill in task.skills:
-        for path, text in _skill_texts(skill.root):
-            rel = _rel(task, path)
+        texts = [(_rel(task, path), text) for path, text in _skill_texts(skill.root)]
+        # expected values: the share of them the skill holds decides whether it gives the answer away
+        found_values = {v for v in ev.expected if any(_word_in(v, text) for _, text in texts)}
+        gives_answer = bool(ev.expected) and len(found_values) >= EXPECTED_SHARE * len(ev.expected)
+        for rel, text in texts:
             flat = _norm(text)
-            for cmd in sorted(ev.commands):
-                if cmd in flat:
-                    out.append(
-                        finding(
-                            "leak-oracle-command",
-                            f"skill {skill.name!r} contains an oracle command line",
-                            rel,
-                            _locate(text, cmd.split()[0]),
-                            cmd,
-                        )
-                    )
-            for value in sorted(ev.expected):
-                m = _word_in(value, text)
-                if m:
-                    out.append(
-                        finding(
-                            "leak-expected-value",
-                            f"skill {skill.name!r} contains {value!r}, a value the verifier checks",
-                            rel,
-                            _locate(text, value),
-                            value,
-                        )
-                    )
+            out.extend(_oracle_findings(skill.name, rel, text, flat, ev))
+            for value in sorted(found_values):
+                if not _word_in(value, text):
+                    continue
+                share = f"{len(found_values)} of the verifier's {len(ev.expected)} expected value(s)"
+                hit = finding(
+                    "leak-expected-value",
+                    f"skill {skill.name!r} contains {value!r}, a value the verifier checks ({share})",
+                    rel,
+                    _locate(text, value),
+                    value,
+                )
+                out.append(hit if gives_answer else replace(hit, severity=Severity.WARNING))
             for num in sorted(ev.numbers):
                 if _word_in(num, text):
                     out.append(
@@ -415,21 +468,19 @@ def _instruction_findings(task: Task) -> list[Finding]:
 
 
 def leakage_task_issues(task: Task) -> list[TaskIssue]:
-    """`audit_task_leakage` as `tasks check` issues: error stays error; warning and info become
-    warning (info marked in the message). The issue code is the rule id."""
+    """`audit_task_leakage` as `tasks check` issues (same severity; the issue code is the rule id), one issue
+    per (rule, place, evidence)."""
     from skillworks.tasks.validate import TaskIssue
 
-    issues = []
+    issues: list[TaskIssue] = []
+    seen: set[tuple[str, str | None, str | None]] = set()
     for f in audit_task_leakage(task):
         where = f"{f.file}:{f.line}" if f.file and f.line else f.file
-        note = "(info) " if f.severity is Severity.INFO else ""
+        if (f.rule_id, where, f.evidence) in seen:
+            continue
+        seen.add((f.rule_id, where, f.evidence))
         evidence = f" [{f.evidence}]" if f.evidence else ""
         issues.append(
-            TaskIssue(
-                severity="error" if f.severity is Severity.ERROR else "warning",
-                code=f.rule_id,
-                message=f"{note}{f.message}{evidence}",
-                path=where,
-            )
+            TaskIssue(severity=f.severity.value, code=f.rule_id, message=f"{f.message}{evidence}", path=where)
         )
     return issues

@@ -47,7 +47,7 @@ class _Row:
     def status(self) -> str:
         if self.has_error:
             return "error"
-        return "warning" if self.issues else "ok"
+        return "warning" if any(i.severity == "warning" for i in self.issues) else "ok"
 
 
 def _run_oracles(rows: list[_Row], env: str, env_options: dict[str, Any]) -> None:

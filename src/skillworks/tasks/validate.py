@@ -23,7 +23,7 @@ from skillworks.tasks.layout import (
 from skillworks.tasks.loader import detect_format, load_task
 from skillworks.tasks.model import Task
 
-Severity = Literal["error", "warning"]
+Severity = Literal["error", "warning", "info"]
 
 _CODES = (
     ("unknown top-level key", "unknown-key"),

@@ -174,3 +174,89 @@ def test_a_value_the_instruction_states_is_specification_not_leakage(tmp_path: P
     assert [f.rule_id for f in audit_task_leakage(hidden) if f.rule_id == "leak-expected-value"] == [
         "leak-expected-value"
     ]
+
+
+def test_shared_boilerplate_is_one_info_finding_not_an_error(tmp_path: Path) -> None:
+    """Code lines the oracle shares with the skill, with no task path or expected value in them, are how the
+    technique is written (issue #11: `scaler = StandardScaler()` failed real tasks)."""
+    code = "scaler = StandardScaler()\nX_scaled = scaler.fit_transform(features)\ny_pred = model.predict(X_scaled)\n"
+    task = _mini_task(
+        tmp_path,
+        skill_script=SCRIPT + "\n" + code,
+        oracle_files={"solve.sh": "python3 - <<'EOF'\n" + code + "EOF\n"},
+        verifier_py="def test_r2(r2):\n    assert r2 > 0.8\n",
+        instruction="Fit the model on /app/data.csv and write /app/out.json.",
+    )
+    found = [f for f in audit_task_leakage(task) if f.rule_id == "leak-oracle-command"]
+    assert len(found) == 1 and found[0].severity is Severity.INFO
+    assert "3 line(s)" in found[0].message and found[0].evidence == "scaler = StandardScaler()"
+    assert found[0].file is not None and found[0].file.endswith("scripts/report.py")
+    assert found[0].line == 9
+
+
+def test_tool_vocabulary_the_verifier_requires_is_not_an_answer(tmp_path: Path) -> None:
+    verifier = "def test_rule(rule_text):\n    assert 'http.method' in rule_text\n    assert 'http_uri' in rule_text\n"
+    task = _mini_task(
+        tmp_path,
+        skill_script=SCRIPT + "# match with http.method and http_uri sticky buffers\n",
+        oracle_files={"solve.sh": "true\n"},
+        verifier_py=verifier,
+        instruction="Write the rule.",
+    )
+    assert [f for f in audit_task_leakage(task) if f.rule_id == "leak-expected-value"] == []
+
+
+def test_a_few_of_many_expected_values_warn_most_of_them_block(tmp_path: Path) -> None:
+    verifier = "def test_consts(c):\n" + "".join(
+        f"    assert c['K{i}'] == {value}\n" for i, value in enumerate((28811, 28812, 1073901710, 2147774616))
+    )
+    few = _mini_task(
+        tmp_path / "few",
+        skill_script=SCRIPT + "# K0 = 28811\n",
+        oracle_files={"solve.sh": "true\n"},
+        verifier_py=verifier,
+        instruction="Write the constants.",
+    )
+    (hit,) = [f for f in audit_task_leakage(few) if f.rule_id == "leak-expected-value"]
+    assert hit.severity is Severity.WARNING and "1 of the verifier's 4" in hit.message
+    most = _mini_task(
+        tmp_path / "most",
+        skill_script=SCRIPT + "# K0 = 28811, K1 = 28812, K2 = 1073901710\n",
+        oracle_files={"solve.sh": "true\n"},
+        verifier_py=verifier,
+        instruction="Write the constants.",
+    )
+    hits = [f for f in audit_task_leakage(most) if f.rule_id == "leak-expected-value"]
+    assert len(hits) == 3 and all(f.severity is Severity.ERROR for f in hits)
+
+
+def test_info_findings_stay_info_in_tasks_check_and_are_not_repeated() -> None:
+    issues = leakage_task_issues(_task("clean", "Process the sales data for the team."))
+    assert {i.severity for i in issues if i.code == "instruction-no-constraints"} == {"info"}
+    assert not any("(info)" in i.message for i in issues)
+    keys = [(i.code, i.path, i.message) for i in issues]
+    assert len(keys) == len(set(keys))
+
+
+# ../shared/real-tasks next to the repository (or next to a parent of a worktree)
+REAL_TASKS = next(
+    (
+        p / "shared" / "real-tasks"
+        for p in Path(__file__).resolve().parents[3:]
+        if (p / "shared" / "real-tasks").is_dir()
+    ),
+    Path("/nonexistent"),
+)
+
+
+@pytest.mark.skipif(not REAL_TASKS.is_dir(), reason="real SkillsBench tasks (../shared/real-tasks) absent")
+def test_real_skillsbench_tasks_have_no_leakage_error() -> None:
+    """Read by hand (issue #11): none of these curated skills hands over the answer; shared code, public data
+    sources and tool vocabulary must not fail them."""
+    from skillworks.tasks import load_task
+
+    tasks = sorted(p for p in REAL_TASKS.iterdir() if (p / "task.toml").is_file())
+    assert len(tasks) >= 5
+    for task_dir in tasks:
+        errors = [f for f in audit_task_leakage(load_task(task_dir)) if f.severity is Severity.ERROR]
+        assert errors == [], (task_dir.name, [(f.rule_id, f.evidence) for f in errors])
