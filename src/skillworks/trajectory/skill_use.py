@@ -12,7 +12,12 @@ Only tool calls count: a skill name in the agent's prose, reasoning or in tool *
 - failed: skills a skill-tool load of which failed (an error result, or no result at all), or a read-type
   tool's read of whose SKILL.md returned an error; a skill can be both invoked and failed (a retry worked);
 - scripts_run: `<name>/<relative path>` for shell commands that execute a file under a staged skill's
-  `scripts/` or any of its script assets (run directly or through an interpreter; `cd` is followed).
+  `scripts/` or any of its script assets (run directly or through an interpreter; `cd` is followed), and
+  for scripts used as a library: Python code (in a shell command, or in a file the agent wrote and then
+  ran) that puts the skill's directory on the module path and imports one of its scripts
+  (`sys.path.append(skill_dir)` + `from tool import …`; see `skill_imports`);
+- read also counts a skill's script read as a file (a read-type tool, or `cat`/`head`/`tail`/`less` in a
+  shell command, on a script under the skill's directory): reading the code is using the skill.
 """
 
 from __future__ import annotations
@@ -20,13 +25,14 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from skillworks.results import SkillUse
 from skillworks.skills.package import SkillPackage
 from skillworks.trajectory.models import ObservationResult, ToolCall, Trajectory
+from skillworks.trajectory.skill_imports import imported_scripts
 
 SHELL_TOOLS = frozenset(
     {
@@ -128,10 +134,25 @@ def detect_skill_use(
     via_tool: list[str] = []
     scripts: list[str] = []
     failed: list[str] = []
+    written: dict[str, str] = {}  # files the agent wrote: path -> content
+
+    def locate(directory: str) -> tuple[str, str] | None:
+        return _locate(directory, by_name, roots)
+
+    def is_script(skill: str, rel: str) -> bool:
+        return rel.startswith("scripts/") or rel in by_name[skill].scripts
+
+    def is_known_script(skill: str, rel: str) -> bool:  # an import must name a real script, not `sys`
+        return rel in by_name[skill].scripts
+
     for call, result in _calls(traj):
         fname = call.function_name
         lname = fname.lower()
         skill: str | None = None
+        content = _written_content(lname, call.arguments)
+        if content is not None:
+            for path in _path_args(call.arguments)[:1]:
+                written[posixpath.normpath(path)] = content
         if lname in SKILL_TOOLS:
             skill = _skill_tool_target(call, SKILL_TOOLS[lname])
         elif lname.startswith("skills_") and len(lname) > 7:  # opencode-skills plugin: one tool per skill
@@ -143,12 +164,17 @@ def detect_skill_use(
             continue
         if lname in SHELL_TOOLS:
             text = _command_text(call.arguments)
+            for code in _written_files_run(text, written):
+                scripts += imported_scripts(code, locate, is_known_script)
             if not any(n in text for n in by_name) and not any(r in text for r in roots):
                 continue  # cheap pre-filter: every match names the skill or its staged root
             read += _skill_md_mentions(text, by_name, roots) + _skill_md_after_cd(text, by_name, roots)
+            read += _scripts_read_in_shell(text, locate, is_script)
             scripts += _scripts_run(text, by_name, roots)
+            scripts += imported_scripts(text, locate, is_known_script)
         elif _is_read_tool(fname, call.arguments):
             found = [s for path in _path_args(call.arguments) for s in _skill_md_mentions(path, by_name, roots)]
+            found += [s for path in _path_args(call.arguments) if (s := _script_file(path, locate, is_script))]
             if result is not None and not _succeeded(result):
                 failed += found
             else:
@@ -374,3 +400,68 @@ def _script_of(path: str, by_name: dict[str, StagedSkillRef], roots: dict[str, s
             return f"{skill}/{rel}"
         return None
     return None
+
+
+_WRITE_TOOLS = frozenset({"write", "write_file", "create_file", "file_write", "writefile"})
+_READERS = frozenset({"cat", "head", "tail", "less", "more", "nl", "bat", "view"})
+
+
+def _written_content(lname: str, arguments: dict[str, Any]) -> str | None:
+    """The content of a file a write tool creates (None for other tools)."""
+    if lname.startswith("str_replace"):
+        value = arguments.get("file_text") if arguments.get("command") == "create" else None
+    elif lname in _WRITE_TOOLS:
+        value = arguments.get("content", arguments.get("contents", arguments.get("file_text")))
+    else:
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _written_files_run(text: str, written: dict[str, str]) -> list[str]:
+    """The contents of files the agent wrote that this shell command runs."""
+    if not written:
+        return []
+    codes = []
+    for words in _simple_commands(text):
+        target = _executed_file(words)
+        if target is None:
+            continue
+        norm = posixpath.normpath(target)
+        for path, content in written.items():
+            if path == norm or (not norm.startswith("/") and path.endswith("/" + norm)):
+                codes.append(content)
+                break
+    return codes
+
+
+def _locate(directory: str, by_name: dict[str, StagedSkillRef], roots: dict[str, str]) -> tuple[str, str] | None:
+    """(skill, path inside it) for a directory at or under a staged skill's directory."""
+    parts = posixpath.normpath(directory).split("/")
+    for cut in range(len(parts), 0, -1):
+        skill = _skill_of_dir("/".join(parts[:cut]), by_name, roots)
+        if skill is not None:
+            return skill, "/".join(parts[cut:])
+    return None
+
+
+def _script_file(
+    path: str, locate: Callable[[str], tuple[str, str] | None], is_script: Callable[[str, str], bool]
+) -> str | None:
+    """The skill whose script `path` is, or None."""
+    head, name = posixpath.split(posixpath.normpath(path))
+    place = locate(head)
+    if place is None:
+        return None
+    skill, inside = place
+    rel = posixpath.join(inside, name) if inside else name
+    return skill if is_script(skill, rel) else None
+
+
+def _scripts_read_in_shell(
+    text: str, locate: Callable[[str], tuple[str, str] | None], is_script: Callable[[str, str], bool]
+) -> list[str]:
+    found = []
+    for words in _simple_commands(text):
+        if words and posixpath.basename(words[0]) in _READERS:
+            found += [s for w in words[1:] if not w.startswith("-") and (s := _script_file(w, locate, is_script))]
+    return found
