@@ -186,8 +186,14 @@ def _split(text: str) -> list[str] | None:
 
 
 def _merge(params: list[Param], more: list[Param]) -> list[Param]:
-    have = {p.flag or p.name for p in params}
-    return [*params, *(p for p in more if (p.flag or p.name) not in have)]
+    merged = list(params)
+    have = {p.name for p in params} | {p.flag for p in params if p.flag}
+    for p in more:
+        if p.name in have or (p.flag and p.flag in have):
+            continue
+        merged.append(p)
+        have |= {p.name, p.flag or p.name}
+    return merged
 
 
 def script_operators(package: SkillPackage, feats: Features, source_file: str = "SKILL.md") -> list[Operator]:

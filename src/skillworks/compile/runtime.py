@@ -155,8 +155,8 @@ class SkillRuntime:
         specs = [
             ToolSpec(
                 name=name,
-                description=f"Skill {s.name} ({s.contract.shape}). {s.contract.summary} Call with no arguments to "
-                "see its operators and policy; with operator and inputs to run one; with query to read its docs.",
+                description=f"{s.contract.summary} No arguments: its operators; operator+inputs: run one; "
+                "query: search its docs.",
                 input_schema={
                     "type": "object",
                     "properties": {
@@ -173,12 +173,12 @@ class SkillRuntime:
         specs += [
             ToolSpec(
                 "list_skill_assets",
-                "List every file of a compiled skill's original package.",
+                "Files of a compiled skill's original package.",
                 {"type": "object", "properties": {"skill": skill_prop}, "required": ["skill"]},
             ),
             ToolSpec(
                 "get_skill_asset",
-                "Return one file of a compiled skill's original package (e.g. SKILL.md).",
+                "One file of a compiled skill's original package (e.g. SKILL.md).",
                 {
                     "type": "object",
                     "properties": {"skill": skill_prop, "path": {"type": "string"}},
@@ -187,7 +187,7 @@ class SkillRuntime:
             ),
             ToolSpec(
                 "search_skill_docs",
-                "Full-text search over the compiled skills' original text.",
+                "Search the compiled skills' original text.",
                 {
                     "type": "object",
                     "properties": {"query": {"type": "string"}, "skill": skill_prop},
@@ -320,9 +320,8 @@ class SkillRuntime:
         }
         if c.shape == "insufficient":
             disclosed["instructions"] = (skill.capsule_dir / "SKILL.md").read_text(encoding="utf-8")
-        disclosed["operators"] = [
-            {"id": o.id, "summary": o.summary, "input_schema": o.input_schema, "risks": o.risks} for o in c.operators
-        ]
+        # compact typed signatures (name?: optional); the full JSON schema comes back with any input error
+        disclosed["operators"] = [signature(o) for o in c.operators]
         if c.graph is not None:
             disclosed["steps"] = [
                 {
@@ -400,6 +399,13 @@ class SkillRuntime:
             trace=trace,
             evidence=[f"sha256 {record.sha256}"],
         )
+
+
+def signature(op: Operator) -> str:
+    """`id(name: type, opt?: type) - summary [risks]`, the operator as the agent is told about it."""
+    params = ", ".join(f"{p.name}{'' if p.required else '?'}: {p.type}" for p in op.params)
+    risks = f" [{', '.join(op.risks)}]" if op.risks else ""
+    return f"{op.id}({params}) - {op.summary}{risks}"
 
 
 def _check_inputs(op: Operator, inputs: dict[str, Any]) -> str | None:

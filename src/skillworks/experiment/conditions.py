@@ -117,3 +117,20 @@ def _register_self_generated() -> None:
 
 
 _register_self_generated()
+
+
+def _register_compiled() -> None:
+    from skillworks.compile.source import CompiledSource
+
+    register_condition(
+        Condition(
+            "compiled",
+            "SkillSmith: the task's skills compiled into boundary contracts and served over MCP (no raw SKILL.md)",
+            _curated,  # which packages get compiled; the agent is given the runtime's handles instead
+            strips_task_skills=True,
+            source=CompiledSource(),
+        )
+    )
+
+
+_register_compiled()

@@ -5,11 +5,13 @@ it needs nothing installed in the sandbox. It writes ATIF directly."""
 from __future__ import annotations
 
 import time
+from contextlib import AsyncExitStack
 from typing import Any
 
 import httpx
 
 from skillworks.agents.base import AgentContext, AgentOutcome
+from skillworks.agents.builtin.mcp_tools import open_mcp_tools
 from skillworks.agents.builtin.prompt import system_prompt
 from skillworks.agents.builtin.tools import ToolBox
 from skillworks.results import SkillUse, TrialError, Usage
@@ -64,8 +66,17 @@ class BuiltinAgent:
             return AgentOutcome(
                 error=TrialError(category="config", message="builtin agent has no gateway", phase="agent")
             )
-        tools = ToolBox(ctx.sandbox, ctx.skills, ctx.skills_dir)
-        system = system_prompt(ctx.sandbox.workdir, ctx.skills, ctx.skills_dir)
+        async with AsyncExitStack() as stack:
+            # runtimes from the condition's skill source (compiled skills over MCP) become tools
+            try:
+                mcp = await open_mcp_tools(ctx.tools, ctx.sandbox, stack, ctx.agent_log_dir)
+            except Exception as exc:
+                message = f"could not start the skill runtime: {exc}"
+                return AgentOutcome(error=TrialError(category="skill_runtime_error", message=message, phase="agent"))
+            return await self._run(ctx, ToolBox(ctx.sandbox, ctx.skills, ctx.skills_dir, mcp))
+
+    async def _run(self, ctx: AgentContext, tools: ToolBox) -> AgentOutcome:
+        system = system_prompt(ctx.sandbox.workdir, ctx.skills, ctx.skills_dir, tools.mcp is not None)
         builder = TrajectoryBuilder(
             self.name, VERSION, self.model, tools.definitions, agent_extra={"condition": ctx.condition}
         )

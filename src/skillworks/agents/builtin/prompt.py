@@ -22,8 +22,17 @@ instructions before you start, then follow them; its bundled files live next to 
 </available_skills>"""
 
 
-def system_prompt(workdir: str, skills: Sequence[SkillPackage], skills_dir: str | None) -> str:
+_COMPILED = """
+Compiled skills are available as tools named run_<skill>. Call one with no arguments to see what it offers
+(its operators and their inputs), then call it with an operator and inputs to run one in your workspace."""
+
+
+def system_prompt(
+    workdir: str, skills: Sequence[SkillPackage], skills_dir: str | None, compiled_skills: bool = False
+) -> str:
     text = _BASE.format(workdir=workdir)
+    if compiled_skills:
+        text += _COMPILED
     if skills and skills_dir:
         entries = "\n".join(
             f"<skill><name>{escape(s.name)}</name><description>{escape(s.description)}</description>"

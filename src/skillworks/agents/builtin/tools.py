@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from skillworks.agents.builtin.mcp_tools import McpTools
 from skillworks.sandbox.base import Sandbox
 from skillworks.skills.package import SkillPackage
 
@@ -72,14 +73,18 @@ def _truncate(text: str) -> str:
 
 
 class ToolBox:
-    def __init__(self, sandbox: Sandbox, skills: Sequence[SkillPackage], skills_dir: str | None) -> None:
+    def __init__(
+        self, sandbox: Sandbox, skills: Sequence[SkillPackage], skills_dir: str | None, mcp: McpTools | None = None
+    ) -> None:
         self.sandbox = sandbox
         self.skills = {s.name: s for s in skills}
         self.skills_dir = skills_dir
+        self.mcp = mcp
 
     @property
     def definitions(self) -> list[dict[str, Any]]:
-        return [*TOOL_DEFINITIONS, SKILL_TOOL] if self.skills and self.skills_dir else list(TOOL_DEFINITIONS)
+        base = [*TOOL_DEFINITIONS, SKILL_TOOL] if self.skills and self.skills_dir else list(TOOL_DEFINITIONS)
+        return base + (self.mcp.definitions if self.mcp is not None else [])
 
     def _path(self, path: str) -> str:
         return path if path.startswith("/") else f"{self.sandbox.workdir.rstrip('/')}/{path}"
@@ -101,6 +106,8 @@ class ToolBox:
                 return args, await self._write(str(args["path"]), str(args["content"]))
             if name == "skill" and self.skills:
                 return args, self._skill(str(args["name"]))
+            if self.mcp is not None and name in self.mcp.names:
+                return args, _truncate(await self.mcp.call(name, args))
         except KeyError as exc:
             return args, f"error: {name} needs the argument {exc.args[0]!r}"
         return args, f"error: unknown tool {name!r}"

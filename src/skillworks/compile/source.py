@@ -1,0 +1,99 @@
+"""The `compiled` condition's skill source, and the bridge that serves compiled skills inside a trial.
+
+Under `compiled` the task's skills (the ones `curated` would stage) are compiled — cached by package hash
+under ``<run dir>/compiled/`` — and the agent gets **no raw package** in its skill directory: only the
+runtime's tools (one compact `run_<skill>` handle per skill plus the fallback operators). The provision
+carries a `compiled-skills` tool description; an agent integration calls `open_compiled_runtime` to stage
+the capsules into the trial's sandbox and get a runtime whose operators execute there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skillworks.compile.compiler import CompiledSkill, compile_to, load_compiled
+from skillworks.compile.runtime import ExecResult, SkillRuntime, handle_name
+from skillworks.experiment.sources import SkillProvision, SourceRequest
+
+if TYPE_CHECKING:
+    from skillworks.sandbox.base import Sandbox
+
+TOOL_KIND = "compiled-skills"
+CACHE_DIR = "compiled"
+SANDBOX_DIR = ".skillworks/compiled"  # under the sandbox home; not a harness skill directory
+
+
+class CompiledSource:
+    """Compiles the task's skills (deterministic, offline; compile time recorded apart from the solve)."""
+
+    async def provide(self, request: SourceRequest) -> SkillProvision:
+        from skillworks.experiment.conditions import get_condition
+
+        packages = get_condition("curated").select(request.spec.task, request.tenv.skill_set)
+        cache = request.tenv.run_dir / CACHE_DIR
+        t0 = time.perf_counter()
+        compiled: list[dict[str, Any]] = []
+        for package in packages:
+            # keyed by the package hash: an edited package gets a new artifact, never a stale one
+            outcome = await asyncio.to_thread(compile_to, package.root, cache / package.package_hash[:16])
+            c = outcome.contract
+            compiled.append(
+                {
+                    "skill": c.skill,
+                    "package_hash": c.package_hash,
+                    "shape": c.shape,
+                    "type": c.type,
+                    "validation_level": c.validation_level,
+                    "operators": [o.id for o in c.operators],
+                    "handle": handle_name(c.skill),
+                    "path": str(outcome.path),
+                    "reused": outcome.reused,
+                    "compile_sec": c.compile.compile_sec,
+                }
+            )
+        elapsed = round(time.perf_counter() - t0, 4)
+        tool = {"kind": TOOL_KIND, "artifacts": [c["path"] for c in compiled]}
+        record = {
+            "compiled": compiled,
+            "visible_to_agent": [c["handle"] for c in compiled]
+            + ["list_skill_assets", "get_skill_asset", "search_skill_docs"]
+            if compiled
+            else [],
+            "raw_skills_staged": [],
+            "compile_wall_sec": elapsed,
+        }
+        (request.trial_dir / "compiled-skills.json").write_text(json.dumps(record, indent=2))
+        return SkillProvision(skills=[], usage=None, tools=[tool] if compiled else [], record=record)
+
+
+class SandboxExecutor:
+    """Runs operator commands in the trial's sandbox, where the capsules were staged."""
+
+    def __init__(self, sandbox: Sandbox, root: str) -> None:
+        self.sandbox = sandbox
+        self.root = root
+        self.workdir = sandbox.workdir
+
+    def skill_root(self, skill: CompiledSkill) -> str:
+        return f"{self.root}/{skill.name}/capsule"
+
+    async def run(self, command: str, timeout: float) -> ExecResult:
+        result = await self.sandbox.exec(command, cwd=self.sandbox.workdir, timeout=timeout)
+        return ExecResult(result.exit_code, result.stdout, result.stderr, result.timed_out)
+
+
+def compiled_tool(tools: list[dict[str, Any]]) -> dict[str, Any] | None:
+    return next((t for t in tools if t.get("kind") == TOOL_KIND), None)
+
+
+async def open_compiled_runtime(tool: dict[str, Any], sandbox: Sandbox) -> SkillRuntime:
+    """Stage the capsules of a `compiled-skills` tool into the sandbox and return the runtime over them."""
+    skills = [load_compiled(Path(p)) for p in tool["artifacts"]]
+    root = f"{sandbox.home.rstrip('/')}/{SANDBOX_DIR}"
+    for skill in skills:
+        await sandbox.upload(skill.capsule_dir, f"{root}/{skill.name}/capsule")
+    return SkillRuntime(skills, SandboxExecutor(sandbox, root))
