@@ -174,8 +174,8 @@ def _register_report(app: typer.Typer) -> None:
         run_dirs: Annotated[list[Path], typer.Argument(help="eval run directory (several: combined)")],
         out: Annotated[Path | None, typer.Option(help="where to write (needed to combine several runs)")] = None,
     ) -> None:
-        """Regenerate eval_summary.json and eval_report.md; several runs (e.g. one per skill) are combined,
-        so the cluster bootstrap over skills and skill×agent cells has clusters to resample."""
+        """Regenerate eval_summary.json, eval_report.md and eval_report.html; several runs (e.g. one per skill)
+        are combined, so the cluster bootstrap over skills and skill×agent cells has clusters to resample."""
         from skillworks.report.eval_report import write_eval_report
 
         written = write_eval_report(run_dirs if len(run_dirs) > 1 else run_dirs[0], out)
@@ -201,6 +201,7 @@ def _dry_run(options: object) -> None:
 
 
 def _print_headline(root: Path, run_dirs: list[Path]) -> None:
+    from skillworks.report.eval_html import lift_label
     from skillworks.report.eval_report import SUMMARY_FILE, read_eval_summary
 
     for run_dir in run_dirs:
@@ -209,9 +210,8 @@ def _print_headline(root: Path, run_dirs: list[Path]) -> None:
             overall = next((m for m in comparison.metrics if m.metric == "overall"), None)
             if overall is None or overall.lift is None:
                 continue
-            ci = f" [{overall.ci_normal[0]:+.3f}, {overall.ci_normal[1]:+.3f}]" if overall.ci_normal else ""
             label = f"{run_dir.name}: " if run_dir != root else ""
             typer.echo(
-                f"{label}Skill Lift ({comparison.treatment} vs {comparison.baseline}): {overall.lift:+.3f}{ci} over "
-                f"{overall.n_paired} paired case(s); {len(comparison.negative_cases)} negative"
+                f"{label}Skill Lift ({comparison.treatment} vs {comparison.baseline}): {lift_label(overall)}; "
+                f"{len(comparison.negative_cases)} negative case(s)"
             )

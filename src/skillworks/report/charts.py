@@ -341,7 +341,8 @@ def forest_plot(title: str, rows: Sequence[ForestInput], *, unit: str = "pp", sp
         return None
     label_w = min(max(len(r.label) for r in rows) * 6.5 + 12, 280.0)
     left, top, plot_w, row_h = label_w, 28.0, 360.0, 24.0
-    width = max(left + plot_w + 250, left + LEGEND_STEP * 3 + 40)
+    value_w = max(len(r.value_label) for r in rows) * 6.0 + 24
+    width = max(left + plot_w + value_w, left + LEGEND_STEP * 3 + 40)
     height = top + len(rows) * row_h + 30
 
     def x(v: float) -> float:

@@ -19,12 +19,20 @@ from pydantic import BaseModel, Field
 from skillworks.errors import UserError
 from skillworks.results import TrialResult
 from skillworks.stats.intervals import Interval
-from skillworks.stats.lift import DEFAULT_BASELINE, DEFAULT_TREATMENT, MetricLift, metric_names, skill_lift
+from skillworks.stats.lift import (
+    DEFAULT_BASELINE,
+    DEFAULT_TREATMENT,
+    MetricLift,
+    default_skill_of,
+    metric_names,
+    skill_lift,
+)
 from skillworks.stats.passk import mean_pass_at_k
 from skillworks.stats.rates import latest_attempts
 
 SUMMARY_FILE = "eval_summary.json"
 MARKDOWN_FILE = "eval_report.md"
+HTML_FILE = "eval_report.html"
 STRESS_JSON = "decoy_stress.json"
 STRESS_MD = "decoy_stress.md"
 SCHEMA = "skillworks.eval-summary/1"
@@ -64,6 +72,8 @@ class CaseRow(BaseModel):
     baseline: float
     treatment_trajectories: list[str]
     baseline_trajectories: list[str]
+    treatment_trials: list[str] = Field(default_factory=list)
+    baseline_trials: list[str] = Field(default_factory=list)
 
 
 class UnpairedRow(BaseModel):
@@ -82,6 +92,29 @@ class CellRow(BaseModel):
     lift: float
 
 
+class CaseScore(BaseModel):
+    """One case's mean score of one metric on each side (None: not scored on that side)."""
+
+    skill: str
+    agent: str
+    task_id: str
+    metric: str
+    treatment: float | None
+    baseline: float | None
+    treatment_trials: list[str]
+    baseline_trials: list[str]
+
+
+class UnscoredRow(BaseModel):
+    """A trial without an overall score, and why (an infrastructure error, or nothing could be graded)."""
+
+    trial_id: str
+    task_id: str
+    condition: str
+    agent: str
+    reason: str
+
+
 class Comparison(BaseModel):
     treatment: str
     baseline: str
@@ -91,6 +124,7 @@ class Comparison(BaseModel):
     negative_cases: list[CaseRow] = Field(default_factory=list, description="overall lift < 0")
     unpaired: list[UnpairedRow] = Field(default_factory=list, description="overall: not scored on both sides")
     cells: list[CellRow] = Field(default_factory=list, description="overall, per skill x agent")
+    case_scores: list[CaseScore] = Field(default_factory=list, description="case x metric, both sides")
 
 
 class PassAtKRow(BaseModel):
@@ -131,6 +165,8 @@ class EvalSummary(BaseModel):
     pass_at_k: list[PassAtKRow]
     audit: list[AuditRow]
     notes: list[str] = Field(default_factory=list)
+    weights: dict[str, float] = Field(default_factory=dict, description="metric -> weight in overall (1 unless set)")
+    unscored: list[UnscoredRow] = Field(default_factory=list, description="trials without an overall score")
 
 
 def _ci(interval: Interval | None) -> tuple[float, float] | None:
@@ -177,6 +213,90 @@ def _read(run_dir: Path, base: Path) -> _Run:
             r.model_copy(update={"paths": {k: (prefix / v).as_posix() for k, v in r.paths.items()}}) for r in results
         ]
     return _Run(run_dir, spec, (spec.get("extra") or {}).get("eval") or {}, results)
+
+
+def _case_scores(
+    results: Sequence[TrialResult], treatment: str, baseline: str, metrics: Sequence[str]
+) -> list[CaseScore]:
+    """Per case (skill, agent, task) and metric: the mean over the trials that scored it, on each side."""
+    sides: dict[tuple[str, str, str, str], dict[str, list[tuple[str, float]]]] = {}
+    for r in results:
+        if r.condition not in (treatment, baseline) or r.error is not None:
+            continue
+        for m in metrics:
+            value = r.reward if m == "reward" else r.metrics.get(m)
+            key = (default_skill_of(r.task_id), r.agent, r.task_id, m)
+            side = sides.setdefault(key, {treatment: [], baseline: []})
+            if value is not None:
+                side[r.condition].append((r.trial_id, float(value)))
+
+    def mean(xs: list[tuple[str, float]]) -> float | None:
+        return sum(v for _, v in xs) / len(xs) if xs else None
+
+    return [
+        CaseScore(
+            skill=k[0],
+            agent=k[1],
+            task_id=k[2],
+            metric=k[3],
+            treatment=mean(v[treatment]),
+            baseline=mean(v[baseline]),
+            treatment_trials=[t for t, _ in v[treatment]],
+            baseline_trials=[t for t, _ in v[baseline]],
+        )
+        for k, v in sorted(sides.items(), key=lambda kv: (*kv[0][:3], list(metrics).index(kv[0][3])))
+        if v[treatment] or v[baseline]
+    ]
+
+
+def _metrics_file(r: TrialResult, base: Path) -> dict[str, Any] | None:
+    path = base / r.paths["metrics"] if "metrics" in r.paths else None
+    if path is None or not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _unscored_reason(r: TrialResult, report: dict[str, Any] | None) -> str:
+    if r.error is not None:
+        return f"{r.error.phase} / {r.error.category}: {r.error.message}"
+    if report is None:
+        return "not graded: no metrics.json"
+    if report.get("not_graded"):
+        return f"not graded: {report['not_graded']}"
+    details = report.get("details") or {}
+    reasons = sorted({str(d.get("reason")) for d in details.values() if isinstance(d, dict) and d.get("reason")})
+    return "no metric could be scored" + (f": {'; '.join(reasons)}" if reasons else "")
+
+
+def _weights_and_unscored(
+    results: Sequence[TrialResult], base: Path, metrics: Sequence[str]
+) -> tuple[dict[str, float], bool, list[UnscoredRow]]:
+    seen: list[dict[str, float]] = []
+    unscored: list[UnscoredRow] = []
+    for r in results:
+        report = _metrics_file(r, base)
+        if "overall" in r.metrics:
+            w = report.get("weights") if report else None
+            w = {str(k): float(v) for k, v in w.items()} if isinstance(w, dict) else {}
+            if w not in seen:
+                seen.append(w)
+        else:
+            unscored.append(
+                UnscoredRow(
+                    trial_id=r.trial_id,
+                    task_id=r.task_id,
+                    condition=r.condition,
+                    agent=r.agent,
+                    reason=_unscored_reason(r, report),
+                )
+            )
+    first = seen[0] if seen else {}
+    weights = {m: first.get(m, 1.0) for m in metrics if m != "overall"}
+    return weights, len(seen) > 1, unscored
 
 
 def is_success(result: TrialResult, threshold: float) -> bool:
@@ -262,6 +382,8 @@ def build_eval_summary(
                         baseline=c.baseline.mean,
                         treatment_trajectories=list(c.treatment.trajectories),
                         baseline_trajectories=list(c.baseline.trajectories),
+                        treatment_trials=list(c.treatment.trial_ids),
+                        baseline_trials=list(c.baseline.trial_ids),
                     )
                     for c in (overall.negative_cases if overall else [])
                 ],
@@ -270,6 +392,9 @@ def build_eval_summary(
                     for u in (overall.unpaired if overall else [])
                 ],
                 cells=[CellRow(**vars(c)) for c in (overall.cells if overall else [])],
+                case_scores=_case_scores(
+                    results, pair["treatment"], pair["baseline"], [*aces, *(["reward"] if has_reward else [])]
+                ),
             )
         )
     threshold = float(ev.get("pass_threshold", 1.0))
@@ -309,6 +434,11 @@ def build_eval_summary(
         notes.append(f"{synthetic} of {visible} decoy skills were synthetic")
     if any(run.ev.get("judge_model") is None for run in runs):
         notes.append("no judge model: accuracy and behavior_check are not scored (pass --judge-model)")
+    weights, weights_vary, unscored = _weights_and_unscored(results, base, aces)
+    if weights_vary:
+        notes.append(
+            "the metric weights differ between trials (per-case weights in evals.json); the first set is shown"
+        )
     if len(runs) > 1:
         notes.append(f"{len(runs)} run directories combined: {', '.join(str(run.run_dir) for run in runs)}")
     planned = 0
@@ -344,6 +474,8 @@ def build_eval_summary(
         pass_at_k=pass_rows,
         audit=list(audit.values()),
         notes=notes,
+        weights=weights,
+        unscored=unscored,
     )
 
 
@@ -448,17 +580,37 @@ def render_eval_markdown(s: EvalSummary) -> str:
 
 
 def write_eval_report(run_dirs: Path | Sequence[Path], out: Path | None = None) -> dict[str, Path]:
-    """Write eval_summary.json and eval_report.md for one run dir (into it) or several (into `out`)."""
+    """Write eval_summary.json, eval_report.md and eval_report.html (with the runs' trajectory pages) for
+    one run dir (into it) or several (into `out`)."""
     dirs = [run_dirs] if isinstance(run_dirs, Path) else list(run_dirs)
     if out is None and len(dirs) > 1:
         raise UserError("give an output directory to combine several run directories")
     out = out or dirs[0]
     out.mkdir(parents=True, exist_ok=True)
     summary = build_eval_summary(dirs, out=out)
-    json_path, md_path = out / SUMMARY_FILE, out / MARKDOWN_FILE
+    json_path, md_path, html_path = out / SUMMARY_FILE, out / MARKDOWN_FILE, out / HTML_FILE
     json_path.write_text(summary.model_dump_json(indent=2))
     md_path.write_text(render_eval_markdown(summary))
-    return {"eval_summary": json_path, "eval_report": md_path}
+    html_path.write_text(_eval_html(summary, dirs, out, html_path), encoding="utf-8")
+    return {"eval_summary": json_path, "eval_report": md_path, "eval_html": html_path}
+
+
+def _eval_html(summary: EvalSummary, dirs: Sequence[Path], out: Path, html_path: Path) -> str:
+    """The HTML page, after writing the runs' trajectory pages (which link back to it and the run report)."""
+    from skillworks.report.eval_html import render_eval_html
+    from skillworks.report.trial_pages import write_trial_pages
+    from skillworks.report.write import baselines_of
+
+    reports = [p for p in (out / "report.html",) if p.is_file()] + [html_path]
+    pages = {}
+    for run_dir in dirs:
+        from skillworks.experiment.store import RunStore
+
+        results = RunStore(run_dir).read_results()
+        pages[str(run_dir)] = write_trial_pages(
+            run_dir, results, baselines=baselines_of(summary.conditions, run_dir), reports=reports
+        )
+    return render_eval_html(summary, out, pages)
 
 
 def read_eval_summary(path: Path) -> EvalSummary:

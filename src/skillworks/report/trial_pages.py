@@ -59,12 +59,12 @@ def write_trial_pages(
     results: Sequence[TrialResult],
     *,
     baselines: Mapping[str, str],
-    report: Path | None = None,
+    reports: Sequence[Path] = (),
 ) -> TrialPages:
     """Write a page per trial (latest attempts) and a side-by-side page per (condition, baseline) pair.
 
     ``baselines`` maps a treatment condition to the condition it is compared with (e.g. curated -> none).
-    ``report`` is the report page the trial pages link back to (None: no back link).
+    ``reports`` are the report pages the trial pages link back to.
     """
     out = TrialPages(run_dir=run_dir)
     views = {}
@@ -101,7 +101,7 @@ def write_trial_pages(
             page,
             template("trial.html.j2").render(
                 v=v,
-                report_href=href(report, page.parent) if report is not None else None,
+                report_links=[(p.name, href(p, page.parent)) for p in reports],
                 pair_links=pair_links,
                 scripted=v.result.provider == "scripted",
                 scripted_note=SCRIPTED_NOTE,
@@ -118,7 +118,7 @@ def write_trial_pages(
                 right_prefix=href(right.trial_dir, page.parent) + "/",
                 left_href=href(out.trials[left.result.trial_id], page.parent),
                 right_href=href(out.trials[right.result.trial_id], page.parent),
-                report_href=href(report, page.parent) if report is not None else None,
+                report_links=[(p.name, href(p, page.parent)) for p in reports],
                 scripted="scripted" in (left.result.provider, right.result.provider),
                 scripted_note=SCRIPTED_NOTE,
             ),

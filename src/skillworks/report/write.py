@@ -46,7 +46,8 @@ def write_summary_files(summary: Summary, out_dir: Path, formats: Iterable[str] 
         elif fmt == "md":
             text = render_markdown(summary)
         else:
-            text = render_html(summary, out_dir, write_run_trial_pages(summary, report=path))
+            reports = [path, *([out_dir / "eval_report.html"] if (out_dir / "eval_report.html").is_file() else [])]
+            text = render_html(summary, out_dir, write_run_trial_pages(summary, reports))
         _write_atomic(path, text)
         written[fmt] = path
     return written
@@ -92,14 +93,14 @@ def baselines_of(conditions: Iterable[str], run_dir: Path) -> dict[str, str]:
     return pairs
 
 
-def write_run_trial_pages(summary: Summary, report: Path | None) -> dict[str, TrialPages]:
-    """Write the trajectory pages of every run of ``summary`` (linking back to ``report``); by run id."""
+def write_run_trial_pages(summary: Summary, reports: list[Path]) -> dict[str, TrialPages]:
+    """Write the trajectory pages of every run of ``summary`` (linking back to ``reports``); by run id."""
     pages: dict[str, TrialPages] = {}
     for run_id, run_dir in zip(summary.run_ids, summary.run_dirs, strict=True):
         path = Path(run_dir) / "results.jsonl"
         results = read_results(path)[0] if path.is_file() else []
         pages[run_id] = write_trial_pages(
-            Path(run_dir), results, baselines=baselines_of(summary.conditions, Path(run_dir)), report=report
+            Path(run_dir), results, baselines=baselines_of(summary.conditions, Path(run_dir)), reports=reports
         )
     return pages
 

@@ -204,3 +204,23 @@ def test_report_is_a_pure_function_of_the_run_dir(run: Path) -> None:
     before = json.loads((run / "eval_summary.json").read_text())
     again = json.loads(build_eval_summary(run).model_dump_json())
     assert again == before
+
+
+def test_eval_report_html_and_its_trajectory_pages_render_in_chromium(run: Path, chromium: Any) -> None:
+    """The eval report in headless Chromium: forest plot and both case x metric heatmaps laid out, no
+    console error or failed load, every link (trial pages, side-by-side pages) resolves inside the run."""
+    from urllib.parse import unquote, urlparse
+
+    page = chromium.load(run / "eval_report.html")
+    assert page.errors == []
+    kinds = sorted(c["kind"] for c in page.charts)
+    assert kinds == ["forest", "heatmap", "heatmap"]
+    assert all(c["width"] > 100 and c["marks"] > 0 for c in page.charts)
+    targets = {Path(unquote(urlparse(u).path)) for u in page.links}
+    assert all(urlparse(u).scheme == "file" for u in page.links + page.requests)
+    assert targets and all(t.is_file() and t.is_relative_to(run) for t in targets)
+    pairs = [t for t in targets if t.parent.name == "pairs"]
+    assert pairs  # the negative-lift case opens side by side
+    pair = chromium.load(pairs[0])
+    assert pair.errors == [] and pair.skill_tags > 0
+    assert all(Path(unquote(urlparse(u).path)).is_file() for u in pair.links)
