@@ -3,7 +3,10 @@
 # with --image-map), from a debootstrap'd Debian bookworm. Idempotent: does nothing when the image
 # already exists (pass --force to rebuild). Needs root, debootstrap and a container CLI.
 #
-#   scripts/build-base-image.sh [--force] [IMAGE]      (default IMAGE: localhost/skillworks-base)
+#   scripts/build-base-image.sh [--force] [--include PKG,PKG] [IMAGE]   (default IMAGE: localhost/skillworks-base)
+#
+# --include adds Debian packages to the debootstrap (e.g. python3 for localhost/skillworks-python, the
+# image of the integrity tests' attacks that need an interpreter).
 #
 # Environment: SKILLWORKS_CONTAINER_CLI (podman|docker, default: podman if present, else docker),
 #              SKILLWORKS_CONTAINER_GLOBAL_FLAGS (flags before every runtime sub-command),
@@ -11,10 +14,14 @@
 set -euo pipefail
 
 force=0
-if [[ "${1:-}" == "--force" ]]; then
-  force=1
-  shift
-fi
+include=""
+while [[ "${1:-}" == --* ]]; do
+  case "$1" in
+    --force) force=1; shift ;;
+    --include) include="${2:?--include needs a package list}"; shift 2 ;;
+    *) echo "error: unknown option $1" >&2; exit 2 ;;
+  esac
+done
 image="${1:-localhost/skillworks-base}"
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 suite="${DEBIAN_SUITE:-bookworm}"
@@ -38,7 +45,7 @@ cleanup() { rm -rf --one-file-system "$rootfs"; }
 trap cleanup EXIT
 
 echo "debootstrap $suite from $mirror into $rootfs" >&2
-debootstrap --variant=minbase "$suite" "$rootfs" "$mirror" >"$rootfs.log" 2>&1 || {
+debootstrap --variant=minbase ${include:+--include="$include"} "$suite" "$rootfs" "$mirror" >"$rootfs.log" 2>&1 || {
   echo "error: debootstrap failed; last lines of $rootfs.log:" >&2
   tail -n 20 "$rootfs.log" >&2
   exit 1

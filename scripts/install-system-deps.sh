@@ -33,6 +33,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 if [ "$mode" = test ] && [ -x scripts/build-base-image.sh ]; then
   bash scripts/build-base-image.sh
+  bash scripts/build-base-image.sh --include python3 localhost/skillworks-python  # attacks that need python
 fi
 if [ "$mode" = test ] && [ -x scripts/install-agent-clis.sh ]; then
   bash scripts/install-agent-clis.sh

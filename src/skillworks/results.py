@@ -6,6 +6,7 @@ partial, failed, error) and *error* (what broke and where). An infrastructure er
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 from typing import Any, Literal
 
@@ -14,7 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 # "ungraded": the task has no verifier (an evals.json case graded by metrics) and nothing broke
 Outcome = Literal["solved", "partial", "failed", "error", "ungraded"]
 Phase = Literal["setup", "staging", "agent", "verify", "internal"]
-FailureMode = Literal["timeout", "execution_error", "no_output", "verification_failed"]
+# "sandbox_broken": the agent left the sandbox unable to grade it (e.g. exhausted its processes or
+# made /logs unusable): the agent's failure, not an infrastructure error (see README, Security)
+FailureMode = Literal["timeout", "execution_error", "no_output", "verification_failed", "sandbox_broken"]
 UsageSource = Literal["gateway", "harness", "none"]
 
 
@@ -103,6 +106,7 @@ class TrialResult(BaseModel):
     rewards: dict[str, float] = Field(default_factory=dict)
     outcome: Outcome
     failure_mode: FailureMode | None = None
+    failure_detail: str | None = Field(default=None, description="what the agent broke (failure_mode sandbox_broken)")
     error: TrialError | None = None
     timings: Timings = Timings()
     usage: Usage = Usage()
@@ -116,6 +120,17 @@ class TrialResult(BaseModel):
     paths: dict[str, str] = Field(default_factory=dict, description="artifact paths relative to the run dir")
     started_at: datetime
     finished_at: datetime
+
+
+def reward_problem(value: object) -> str | None:
+    """Why `value` is not a valid reward (a finite number in [0, 1]), or None when it is one."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"reward {value!r} is not a number"
+    if math.isnan(value) or math.isinf(value):
+        return f"reward {value!r} is not finite"
+    if not 0.0 <= value <= 1.0:
+        return f"reward {value!r} is outside [0, 1]"
+    return None
 
 
 def outcome_for(reward: float | None, error: TrialError | None) -> Outcome:

@@ -138,6 +138,12 @@ async def run_experiment(
 
     for task in tasks:  # e.g. bubblewrap missing, or a Dockerfile task on `local`: one line, before any trial
         preflight_sandbox(spec.env, task, **spec.env_options)
+    if not resume:  # what this host's sandbox will not enforce, said per run (and kept in experiment.json)
+        from skillworks.sandbox import sandbox_warnings
+
+        spec.warnings = [*spec.warnings, *sandbox_warnings(spec.env, tasks, **spec.env_options)]
+        for warning in spec.warnings:
+            (console or Console(stderr=True)).print(f"[bold yellow]warning:[/] {warning}", highlight=False)
     agents = {
         cfg.label: create_agent(cfg.name, model=cfg.model, **{k: v for k, v in cfg.options.items() if k != "label"})
         for cfg in spec.agents

@@ -86,4 +86,7 @@ class ExperimentSpec(BaseModel):
     support_skills: list[SkillRef] = Field(default_factory=list)
     decoy_skills: list[SkillRef] = Field(default_factory=list)
     baseline_policy: str | None = Field(default=None, description="what the baseline condition withholds")
+    warnings: list[str] = Field(
+        default_factory=list, description="said loudly at run start and in reports, e.g. sandbox limits not enforced"
+    )
     extra: dict[str, Any] = Field(default_factory=dict)

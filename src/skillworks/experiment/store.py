@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from skillworks.errors import UserError, first_validation_error
 from skillworks.experiment.spec import ExperimentSpec
-from skillworks.results import TrialResult
+from skillworks.results import TrialError, TrialResult, reward_problem
 
 log = logging.getLogger(__name__)
 
@@ -94,11 +94,27 @@ class RunStore:
                     continue
                 raise UserError(f"line {lineno}: not valid JSON ({exc.msg})", self.results_path) from None
             try:
-                out.append(TrialResult.model_validate(data))
+                result = TrialResult.model_validate(data)
             except ValidationError as exc:
                 reason = first_validation_error(exc, "(line)")
                 raise UserError(f"line {lineno}: not a TrialResult: {reason}", self.results_path) from None
+            out.append(self._tolerate_bad_reward(result, lineno, warnings))
         return out
+
+    def _tolerate_bad_reward(self, result: TrialResult, lineno: int, warnings: list[str] | None) -> TrialResult:
+        """A recorded reward that is not a finite number in [0, 1] (written by an older version, or by
+        hand) never reaches the statistics: the trial counts as a verifier error, and a note says so."""
+        values = [] if result.reward is None else [result.reward]
+        problem = next(filter(None, map(reward_problem, [*values, *result.rewards.values()])), None)
+        if problem is None:
+            return result
+        note = f"{self.results_path}: line {lineno}: trial {result.trial_id}: recorded {problem}; counted as an error"
+        if warnings is None:
+            log.warning("%s", note)
+        else:
+            warnings.append(note)
+        error = TrialError(category="verifier_error", message=f"recorded {problem}", phase="verify")
+        return result.model_copy(update={"reward": None, "rewards": {}, "outcome": "error", "error": error})
 
     def repair_torn_tail(self) -> None:
         """Drop a torn last line so appends after a resume start on a fresh line."""

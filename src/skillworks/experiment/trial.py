@@ -36,7 +36,7 @@ from skillworks.results import (
     Usage,
     outcome_for,
 )
-from skillworks.sandbox.base import ModelChannel, Sandbox
+from skillworks.sandbox.base import ModelChannel, Sandbox, SandboxBroken
 from skillworks.skills.package import SkillPackage
 from skillworks.skills.staging import audit_skills, stage_skills
 
@@ -93,6 +93,7 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
     phases = _Phases()
     error: TrialError | None = None
     failure_mode: FailureMode | None = None
+    broken: str | None = None  # what the agent broke (the trial is then its failure, reward 0)
     verdict: VerifierResult | None = None
     outcome = AgentOutcome()
     paths: dict[str, str] = {"trial_dir": _rel(trial_dir, tenv.run_dir)}
@@ -149,6 +150,8 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         phase_start = time.monotonic()
         outcome = await _run_agent(spec, tenv, agent, sandbox, trial_dir, skills, skills_dir, provision.tools)
         phases.agent = time.monotonic() - phase_start
+        # nothing the agent started may run on into grading (SandboxBroken when that cannot be ensured)
+        await sandbox.end_agent_phase()
         if outcome.error is not None:
             raise _TrialFailure(outcome.error.category, outcome.error.message, outcome.error.phase)
         produced = await _agent_produced_output(sandbox)
@@ -169,6 +172,9 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
             paths["verifier"] = _rel(verifier_dir, tenv.run_dir)
             if verdict.reward < 1.0:
                 failure_mode = _failure_mode(outcome, produced)
+    except SandboxBroken as exc:  # the agent left the sandbox unusable for grading: its failure, not ours
+        broken = str(exc)
+        failure_mode = "sandbox_broken"
     except _TrialFailure as failure:
         error = TrialError(category=failure.category, message=failure.message, phase=failure.phase)
     except Exception as exc:  # a bug or an unexpected failure: recorded with its traceback, never a 0,
@@ -183,12 +189,14 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
     usage = _usage(trial_dir, outcome)
     skill_use = _skill_use(outcome, skills, skills_dir, trial_dir)
     reward = verdict.reward if verdict is not None and error is None else None
+    if broken is not None and error is None:
+        reward, verdict = 0.0, None
     finished = datetime.now(UTC)
     for name in ("trajectory.json", "gateway.jsonl"):
         if (trial_dir / name).is_file():
             paths[name.split(".")[0]] = _rel(trial_dir / name, tenv.run_dir)
     paths["agent"] = _rel(agent_dir, tenv.run_dir)
-    ungraded = spec.task.verifier is None and error is None
+    ungraded = spec.task.verifier is None and error is None and broken is None
     result = TrialResult(
         trial_id=spec.trial_id,
         run_id=tenv.run_id,
@@ -203,6 +211,7 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         rewards=verdict.rewards if verdict is not None and error is None else {},
         outcome="ungraded" if ungraded else outcome_for(reward, error),
         failure_mode=failure_mode,
+        failure_detail=broken,
         error=error,
         timings=Timings(
             setup_sec=round(phases.setup, 3),

@@ -7,18 +7,22 @@ garbled reward is a VerifierError, never a 0."""
 from __future__ import annotations
 
 import json
-import math
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillworks.errors import VerifierError
 from skillworks.grading.ctrf import read_ctrf
-from skillworks.results import TestResult
+from skillworks.results import TestResult, reward_problem
 from skillworks.sandbox.base import Sandbox
 from skillworks.tasks.model import Task
 
 VERIFIER_LOG_DIR = "/logs/verifier"
+# the verifier's own HOME, emptied before it runs (never the agent's: no planted usercustomize.py,
+# .pythonrc, pip.conf or .bashrc of the agent reaches it)
+VERIFIER_HOME = "/logs/verifier-home"
+# the fixed environment every verifier starts with (the task's verifier.env comes on top); the local
+# backend also fixes PATH, the container backend keeps the image's declared one (see README, Security)
+VERIFIER_ENV = {"HOME": VERIFIER_HOME, "PYTHONNOUSERSITE": "1"}
 
 
 @dataclass
@@ -31,12 +35,12 @@ class VerifierResult:
 
 
 def _as_reward(value: object, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise VerifierError(f"{where}: reward {value!r} is not a number")
-    reward = float(value)
-    if math.isnan(reward) or math.isinf(reward):
-        raise VerifierError(f"{where}: reward {value!r} is not finite")
-    return reward
+    """A reward is a finite number in [0, 1]; anything else is the verifier's error (never clipped)."""
+    problem = reward_problem(value)
+    if problem is not None:
+        raise VerifierError(f"{where}: {problem}")
+    assert isinstance(value, int | float)
+    return float(value)
 
 
 def read_reward(log_dir: Path) -> tuple[float, dict[str, float]]:
@@ -69,25 +73,21 @@ def read_reward(log_dir: Path) -> tuple[float, dict[str, float]]:
 
 
 async def run_verifier(task: Task, sandbox: Sandbox, out_dir: Path) -> VerifierResult:
-    """Upload the verifier, run it in the workspace, download its logs to `out_dir`, read the reward."""
+    """Upload the verifier, run it from its own directory with a fixed environment, download its logs
+    to `out_dir`, read the reward. The caller has ended the agent phase (no agent process runs)."""
     verifier = task.verifier
     if verifier is None:
         raise VerifierError(f"task {task.id} has no verifier")
     out_dir.mkdir(parents=True, exist_ok=True)
-    # The agent could write anywhere it can reach: a planted reward.json, ctrf.json or a conftest.py at
-    # the verifier's mount point must not survive into grading. Start both from empty.
-    reset = await sandbox.exec(
-        f"rm -rf {shlex.quote(VERIFIER_LOG_DIR)} {shlex.quote(verifier.mount)} && mkdir -p {VERIFIER_LOG_DIR}"
-        f' && [ -z "$(ls -A {VERIFIER_LOG_DIR})" ]',
-        timeout=60,
-    )
-    if not reset.ok:
-        raise VerifierError(f"could not reset {VERIFIER_LOG_DIR} before grading: {reset.stderr.strip()[:200]}")
+    # The agent could write anywhere it can reach: a planted reward.json, ctrf.json, a conftest.py at
+    # the verifier's mount point or a usercustomize.py in a HOME must not survive into grading. They
+    # start empty, whatever the agent did to their permissions (SandboxBroken when impossible).
+    await sandbox.reset_dirs([VERIFIER_LOG_DIR, VERIFIER_HOME, verifier.mount])
     await sandbox.upload(verifier.dir, verifier.mount)
     result = await sandbox.exec(
         f"bash {verifier.mount}/{verifier.entrypoint}",
-        cwd=sandbox.workdir,
-        env=dict(verifier.env),
+        cwd=verifier.mount,  # never the workspace: a csv.py there would shadow the stdlib
+        env={**VERIFIER_ENV, **verifier.env},
         timeout=verifier.timeout_sec,
         stdout_path=out_dir / "stdout.txt",
     )

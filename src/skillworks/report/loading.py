@@ -141,6 +141,9 @@ def load_run(run_dir: Path | str) -> RunData:
     if not isinstance(run_id, str) or not run_id:
         run_id = run_dir.name
         warnings.append(f"{exp_path}: no 'run_id'; using the directory name '{run_id}'")
+    run_warnings = exp.get("warnings")
+    if isinstance(run_warnings, list):  # e.g. the local sandbox's limits were not enforced
+        warnings.extend(f"run: {w}" for w in run_warnings if isinstance(w, str))
     results_path = run_dir / RESULTS_FILE
     if results_path.is_file():
         results, more = read_results(results_path)

@@ -4,6 +4,7 @@ from skillworks.sandbox.base import (
     ExecResult,
     ModelChannel,
     Sandbox,
+    SandboxBroken,
     SandboxCapabilities,
     SandboxError,
 )
@@ -13,6 +14,7 @@ from skillworks.sandbox.registry import (
     create_sandbox,
     preflight_sandbox,
     register_backend,
+    sandbox_warnings,
 )
 
 __all__ = [
@@ -20,10 +22,12 @@ __all__ = [
     "LocalSandbox",
     "ModelChannel",
     "Sandbox",
+    "SandboxBroken",
     "SandboxCapabilities",
     "SandboxError",
     "available_backends",
     "create_sandbox",
     "preflight_sandbox",
     "register_backend",
+    "sandbox_warnings",
 ]

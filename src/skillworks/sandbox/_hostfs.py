@@ -59,3 +59,30 @@ def unlink_colliding_symlinks(src: Path, target: Path) -> None:
             candidate = target / rel / name
             if candidate.is_symlink():
                 candidate.unlink()
+
+
+_ROOT_ONLY: dict[Path, list[tuple[Path, bool]]] = {}
+
+
+def root_only_entries(top: Path) -> list[tuple[Path, bool]]:
+    """(path, is_dir) of every entry under `top` that is not world-readable (a file without o+r, a
+    directory without o+rx): /etc/shadow, /etc/gshadow, /etc/ssl/private, database configs... The
+    local sandbox masks them, since its user may map to the host's root. Scanned once per process."""
+    if top not in _ROOT_ONLY:
+        found: list[tuple[Path, bool]] = []
+        for directory, dirnames, filenames in os.walk(top):
+            for name in [*dirnames, *filenames]:
+                path = Path(directory) / name
+                try:
+                    st = os.lstat(path)
+                except OSError:
+                    continue
+                if stat.S_ISLNK(st.st_mode):
+                    continue
+                is_dir = stat.S_ISDIR(st.st_mode)
+                need = 0o005 if is_dir else 0o004
+                if st.st_mode & need != need:
+                    found.append((path, is_dir))
+            dirnames[:] = [d for d in dirnames if (Path(directory) / d, True) not in found]
+        _ROOT_ONLY[top] = found
+    return _ROOT_ONLY[top]

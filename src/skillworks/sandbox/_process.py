@@ -7,7 +7,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -120,8 +120,11 @@ async def run_process(
     running: set[asyncio.subprocess.Process] | None = None,
     cap: int = OUTPUT_CAP_BYTES,
     pass_fds: Sequence[int] = (),
+    env: Mapping[str, str] | None = None,
+    preexec_fn: Callable[[], None] | None = None,
 ) -> ExecResult:
-    """Run argv in a new session. On timeout (or cancellation) the whole process group is killed."""
+    """Run argv in a new session (with exactly `env` when given, else this process's environment).
+    On timeout (or cancellation) the whole process group is killed."""
     started = time.monotonic()
     out_file = open(stdout_path, "wb") if stdout_path is not None else None  # noqa: SIM115
     try:
@@ -132,6 +135,8 @@ async def run_process(
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
             pass_fds=tuple(pass_fds),
+            env=None if env is None else dict(env),
+            preexec_fn=preexec_fn,
         )
     except BaseException:
         if out_file is not None:

@@ -86,6 +86,16 @@ class Sandbox(Protocol):
 
     async def close_model_channel(self) -> None: ...
 
+    async def end_agent_phase(self) -> None:
+        """Make sure no process the agent started still runs (the verifier comes next). Raises
+        SandboxBroken when that cannot be ensured."""
+        ...
+
+    async def reset_dirs(self, paths: Sequence[str]) -> None:
+        """Make each path an empty directory that the verifier can write, whatever the agent did to
+        it (its permissions, a symlink in its place). Raises SandboxBroken when that is impossible."""
+        ...
+
     async def stop(self) -> None:
         """Tear everything down. Idempotent; safe to call after a failed start."""
         ...
@@ -93,3 +103,9 @@ class Sandbox(Protocol):
 
 class SandboxError(SkillworksError):
     """A sandbox operation failed in a way that is not the user's input (bad path, setup failure)."""
+
+
+class SandboxBroken(SandboxError):
+    """The agent left the sandbox unable to grade its work (processes that cannot be ended, /logs
+    that cannot be reset). The trial is the agent's failure (failure mode ``sandbox_broken``), not
+    an infrastructure error: see README, Security."""

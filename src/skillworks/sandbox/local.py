@@ -60,12 +60,20 @@ from pathlib import Path
 from skillworks.errors import SandboxUnavailable
 from skillworks.sandbox._bwrap import AGENT_UID, BwrapProbe, find_bwrap, probe_bwrap
 from skillworks.sandbox._forwarder import start_forwarder
-from skillworks.sandbox._hostfs import make_writable, seed_ignore, unlink_colliding_symlinks, user_db
+from skillworks.sandbox._hostfs import (
+    make_writable,
+    root_only_entries,
+    seed_ignore,
+    unlink_colliding_symlinks,
+    user_db,
+)
+from skillworks.sandbox._limits import DEFAULT_PIDS_LIMIT, LimitRequest, TrialLimits
 from skillworks.sandbox._process import run_process, terminate
 from skillworks.sandbox._view import VIRTUAL, Mount, SandboxView, is_within, norm
 from skillworks.sandbox.base import (
     ExecResult,
     ModelChannel,
+    SandboxBroken,
     SandboxCapabilities,
     SandboxError,
 )
@@ -82,6 +90,8 @@ SYSTEM_PYTHONS = ("/usr/bin/python3", "/usr/local/bin/python3")
 # host paths never shown to a sandbox: outside the default allowlist already (hiding them is then a
 # no-op); kept so that a wider allowlist could never show them
 ALWAYS_HIDDEN = (Path("/root"), Path("/home"), Path("/run"), Path("/var/run"))
+# host dirs scanned for entries that are not world-readable, which are masked (see root_only_entries)
+MASK_ROOT_ONLY_UNDER = (Path("/etc"),)
 
 CAPABILITIES = SandboxCapabilities(
     backend="local", network_modes=frozenset({"no-network", "public"}), resource_limits=False
@@ -155,6 +165,7 @@ class LocalSandbox:
         keep_scratch: bool = False,
         run_id: str | None = None,
         strip_task_skills: bool = True,
+        pids_limit: int | None = DEFAULT_PIDS_LIMIT,
     ) -> None:
         # run_id and strip_task_skills are accepted for parity with other backends: environment/skills
         # is never seeded into the local workspace, whatever the condition.
@@ -181,6 +192,9 @@ class LocalSandbox:
         self._created_root = False
         self._stopped = False
         self.view = SandboxView()
+        resources = task.environment.resources
+        self._limit_request = LimitRequest(resources.memory_mb, resources.cpus, pids_limit)
+        self.limits: TrialLimits | None = None
 
     # --- lifecycle ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -191,6 +205,10 @@ class LocalSandbox:
         self._probe = await asyncio.to_thread(probe_bwrap, self._bwrap)
         self._userns = self._probe.userns
         await asyncio.to_thread(self._prepare)
+        self.limits = await asyncio.to_thread(TrialLimits.create, self._limit_request)
+        self.capabilities = SandboxCapabilities(
+            CAPABILITIES.backend, CAPABILITIES.network_modes, resource_limits=not self.limits.not_enforced
+        )
         self._started = True
 
     def _prepare(self) -> None:
@@ -230,6 +248,10 @@ class LocalSandbox:
                 view.add(resolv)
         for hidden in sorted(self._hidden_paths(), key=lambda p: len(p.parts)):
             view.hide(hidden)
+        self._mask_root_only()
+        # the forwarder is bound from the scratch dir, not from this package's source tree: the
+        # sandbox's mountinfo then names no path of the installation
+        shutil.copy2(FORWARDER_SOURCE, self.root / "forwarder.py")
         if self._userns:
             etc = self.root / "etc"
             etc.mkdir()
@@ -239,6 +261,20 @@ class LocalSandbox:
             (etc / "group").write_text(user_db(Path("/etc/group"), f"agent:x:{AGENT_UID}:", 2))
             view.add(Mount("/etc/passwd", "ro", etc / "passwd"))
             view.add(Mount("/etc/group", "ro", etc / "group"))
+
+    def _mask_root_only(self) -> None:
+        """Files and dirs that only root may read (shadow, gshadow, ssl/private...) are masked: an
+        empty file or an empty directory in their place."""
+        empty = self.root / "masked-empty"
+        for top in MASK_ROOT_ONLY_UNDER:
+            for path, is_dir in root_only_entries(top):
+                if self.view.lookup(str(path)) is not None:
+                    continue  # already decided by a mount (e.g. hidden, or /etc/passwd)
+                if is_dir:
+                    self.view.hide(path)
+                else:
+                    empty.touch(mode=0o444)
+                    self.view.add(Mount(str(path), "ro", empty))
 
     def _hidden_paths(self) -> list[Path]:
         task = self.task
@@ -263,6 +299,8 @@ class LocalSandbox:
         await self.close_model_channel()
         for proc in list(self._running):
             await terminate(proc)
+        if self.limits is not None:
+            await asyncio.to_thread(self.limits.close)
         if not self._keep and self._created_root:
             await asyncio.to_thread(shutil.rmtree, self.root, onerror=make_writable)
 
@@ -276,6 +314,7 @@ class LocalSandbox:
         self._require_started()
         assert self._bwrap is not None
         argv = [self._bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc"]
+        argv.append("--unshare-cgroup-try")  # /proc/self/cgroup and mountinfo show no host cgroup path
         argv += ["--unshare-uts", "--hostname", "sandbox"]
         if self.network.mode != "public":
             argv.append("--unshare-net")
@@ -301,7 +340,7 @@ class LocalSandbox:
     def _channel_view(self, channel: ModelChannel) -> SandboxView:
         view = self.view.copy()
         view.add(Mount(GATEWAY_SOCKET, "rw", Path(channel.socket_path).absolute()))
-        view.add(Mount(FORWARDER, "ro", FORWARDER_SOURCE))
+        view.add(Mount(FORWARDER, "ro", self.root / "forwarder.py"))
         return view
 
     def _forwarder_argv(self, channel: ModelChannel) -> list[str]:
@@ -353,7 +392,36 @@ class LocalSandbox:
                 stdout_path=stdout_path,
                 running=self._running,
                 pass_fds=(fd,),
+                env={},  # bwrap itself (the sandbox's pid 1) holds nothing of the host's environment
+                preexec_fn=self.limits.preexec if self.limits is not None else None,
             )
+
+    # --- phases ------------------------------------------------------------------------------
+    async def end_agent_phase(self) -> None:
+        """Every exec runs in its own pid namespace, which dies with the exec: nothing of the agent
+        outlives its commands. Commands still running (e.g. an agent cancelled mid-command) are killed."""
+        for proc in list(self._running):
+            await terminate(proc)
+
+    async def reset_dirs(self, paths: Sequence[str]) -> None:
+        """Empty each dir from the host side: the agent's permissions (chmod 555) or symlinks do not
+        matter, since the host user owns every file of the sandbox's state."""
+        self._require_started()
+        for path in paths:
+            try:
+                await asyncio.to_thread(self._reset_dir, norm(path))
+            except (OSError, SandboxError) as exc:
+                raise SandboxBroken(f"cannot reset {path} for the verifier: {exc}") from exc
+
+    def _reset_dir(self, path: str) -> None:
+        target = self._writable_host_path(path, is_dir=True)
+        for parent in target.parents:  # a `chmod 555 /logs` of the agent: the owner takes write back
+            if not is_within(str(parent), str(self.root)) or parent == self.root:
+                break
+            if not parent.is_symlink() and parent.is_dir():
+                parent.chmod(parent.stat().st_mode | 0o700)
+        _remove_host_path(target)
+        target.mkdir(parents=True)
 
     # --- model channel -----------------------------------------------------------------------
     async def open_model_channel(self, channel: ModelChannel) -> None:

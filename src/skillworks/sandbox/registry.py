@@ -84,6 +84,19 @@ def preflight_sandbox(env: str, task: Task | None = None, **options: Any) -> Non
         check(task, **options)
 
 
+def sandbox_warnings(env: str, tasks: list[Task], **options: Any) -> list[str]:
+    """What backend `env` will not enforce for `tasks` on this host, one sentence each (e.g. the
+    local sandbox's memory or process limits where neither cgroups nor rlimits can apply them)."""
+    if env != "local":
+        return []
+    from skillworks.sandbox._limits import DEFAULT_PIDS_LIMIT, LimitRequest, limits_status
+
+    pids = options.get("pids_limit", DEFAULT_PIDS_LIMIT)
+    requests = {LimitRequest(t.environment.resources.memory_mb, t.environment.resources.cpus, pids) for t in tasks}
+    statuses = {limits_status(r) for r in sorted(requests, key=repr)}
+    return sorted(text for enforced, text in statuses if not enforced)
+
+
 def _container(task: Task, scratch_dir: Path, **options: Any) -> Sandbox:
     from skillworks.sandbox.container.factory import create_container_sandbox
 

@@ -30,6 +30,21 @@ KILL_SCRIPT = (
     'b=$(marked "$1"); [ -n "$b" ] && kill -STOP $b 2>/dev/null; '
     '[ -n "$a$b" ] && kill -KILL $a $b 2>/dev/null; exit 0'
 )
+# End the agent phase: SIGKILL every process of the container but its pid 1 (kill(-1) is atomic
+# against forks), then wait until none but zombies is left; print what survived and how many zombies
+# (orphans re-parented to pid 1, which never reaps them, so they hold pids). No fork in the loop:
+# /proc is read with shell built-ins only.
+END_AGENT_SCRIPT = (
+    "kill -9 -1 2>/dev/null; n=0; "
+    "while :; do alive=; zombies=0; "
+    'for d in /proc/[0-9]*; do p="${d#/proc/}"; { [ "$p" = 1 ] || [ "$p" = "$$" ]; } && continue; '
+    's=; while read -r k v _; do [ "$k" = State: ] && { s=$v; break; }; done 2>/dev/null < "$d/status"; '
+    '[ -z "$s" ] && continue; if [ "$s" = Z ]; then zombies=$((zombies+1)); else alive="$alive $p"; fi; done; '
+    '[ -z "$alive" ] && { echo "zombies $zombies"; exit 0; }; '
+    'n=$((n+1)); [ "$n" -ge 20 ] && { echo "alive$alive"; exit 3; }; kill -9 $alive 2>/dev/null; sleep 0.1; done'
+)
+# more zombies than this left by the agent: restart the container (they hold pids the verifier needs)
+ZOMBIE_LIMIT = 64
 NOT_FOUND_RE = re.compile(r"could not be found|could not find|no such file|not found", re.IGNORECASE)
 
 

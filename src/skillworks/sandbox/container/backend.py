@@ -35,12 +35,14 @@ from types import TracebackType
 
 from skillworks.errors import SandboxUnavailable, UserError
 from skillworks.sandbox._process import await_exit, collect_output, kill_process, wait_or_kill
-from skillworks.sandbox.base import ExecResult, ModelChannel, SandboxCapabilities, SandboxError
+from skillworks.sandbox.base import ExecResult, ModelChannel, SandboxBroken, SandboxCapabilities, SandboxError
 from skillworks.sandbox.container._procs import (
+    END_AGENT_SCRIPT,
     EXEC_MARK,
     KILL_GRACE_SEC,
     KILL_SCRIPT,
     NOT_FOUND_RE,
+    ZOMBIE_LIMIT,
     end_forwarder,
     missing_executable,
     place,
@@ -348,6 +350,47 @@ class ContainerSandbox:
             with contextlib.suppress(Exception):
                 await run_command(kill, timeout=30)
         await wait_or_kill(proc, KILL_GRACE_SEC, lambda: kill_process(proc))
+
+    # --- phases --------------------------------------------------------------------------------
+    async def end_agent_phase(self) -> None:
+        """Kill every process in the container but its pid 1 (what the agent left running, e.g.
+        ``nohup setsid``, included). When something survives, the agent's processes cannot even be
+        listed (pids exhausted) or their zombies hold too many pids, restart the container (its
+        files are kept); SandboxBroken when even that fails."""
+        name = self._require_started()
+        result = await run_command(
+            self.runtime.argv("exec", "--user", "0", name, "/bin/sh", "-c", END_AGENT_SCRIPT), timeout=60
+        )
+        words = result.stdout.split()
+        clean = result.ok and words[:1] == ["zombies"] and int(words[1]) <= ZOMBIE_LIMIT
+        if not clean:
+            reason = result.stdout.strip() or result.error_line()
+            log.info("container %s: restarting after the agent phase (%s)", name, reason)
+            restarted = await run_command(self.runtime.argv("restart", "-t", "0", name), timeout=120)
+            check = await run_command(self.runtime.argv("exec", name, "/bin/sh", "-c", "exit 0"), timeout=60)
+            if not (restarted.ok and check.ok):
+                failure = restarted if not restarted.ok else check
+                raise SandboxBroken(
+                    f"the agent's processes could not be ended ({reason[:200]}) and the container could not be "
+                    f"restarted: {failure.error_line()}"
+                )
+        if self._egress_proc is not None:  # the egress forwarder was ended with everything else
+            await end_forwarder(self._egress_proc)
+            self._egress_proc = await self._start_forwarder(EGRESS_PORT, f"{HELPER_MOUNT_DIR}/{EGRESS_SOCKET}")
+
+    async def reset_dirs(self, paths: Sequence[str]) -> None:
+        """Empty each dir as root (the agent's chmod cannot stop it) and give it to the image's user,
+        who runs the verifier."""
+        name = self._require_started()
+        owner = (self.user or "0").split(":")[0]
+        script = (
+            'rm -rf -- "$@" && mkdir -p -- "$@" && chown "$0" -- "$@" || exit 1; '
+            'for d; do [ -z "$(ls -A -- "$d")" ] || exit 1; done'
+        )
+        argv = self.runtime.argv("exec", "--user", "0", name, "/bin/sh", "-c", script, owner, *paths)
+        result = await run_command(argv, timeout=120)
+        if not result.ok:
+            raise SandboxBroken(f"cannot reset {', '.join(paths)} for the verifier: {result.error_line()}")
 
     # --- files ---------------------------------------------------------------------------------
     async def path_exists(self, path: str) -> bool:
