@@ -150,8 +150,6 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         phase_start = time.monotonic()
         outcome = await _run_agent(spec, tenv, agent, sandbox, trial_dir, skills, skills_dir, provision.tools)
         phases.agent = time.monotonic() - phase_start
-        # nothing the agent started may run on into grading (SandboxBroken when that cannot be ensured)
-        await sandbox.end_agent_phase()
         if outcome.error is not None:
             raise _TrialFailure(outcome.error.category, outcome.error.message, outcome.error.phase)
         produced = await _agent_produced_output(sandbox)
@@ -307,6 +305,8 @@ async def _run_agent(
     if outcome.error is None and gateway is not None and agent.needs_model:
         # a model failure the agent may have swallowed (e.g. retried out, auth) still makes the trial an error
         outcome.error = gateway.trial_error(spec.trial_id)
+    # nothing the agent started may run on into grading (SandboxBroken when that cannot be ensured)
+    await sandbox.end_agent_phase()
     try:
         if await sandbox.path_exists("/logs/agent"):
             await sandbox.download("/logs/agent", trial_dir / "agent" / "sandbox-logs")

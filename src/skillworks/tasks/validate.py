@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -155,6 +156,41 @@ def _loaded_issues(task: Task) -> list[TaskIssue]:
     return issues
 
 
+_PY_FROM_CWD = r"\bpython[0-9.]*\s+(?:-[A-Za-z]*\s+)*(?:-m\b|-c\b|-(?:\s|$))"
+
+
+def _verifier_import_issues(task: Task) -> list[TaskIssue]:
+    """The verifier runs from its own directory, but a script that goes back to the workspace
+    (``cd /app && python3 -m ...``) or puts it on PYTHONPATH / sys.path imports whatever the agent
+    left there: a csv.py in the workspace then shadows the stdlib of the verifier."""
+    verifier = task.verifier
+    if verifier is None or not verifier.dir.is_dir():
+        return []
+    workdir = re.escape(task.environment.workdir.rstrip("/") or "/")
+    into_workdir = re.compile(rf"\bcd\s+[\"']?{workdir}[\"']?(?:/|\s|;|&|$)")
+    on_path = re.compile(
+        rf"PYTHONPATH=[^\s;]*{workdir}(?:[:/\"'\s;]|$)|sys\.path\.(?:insert|append)\([^)]*[\"']{workdir}[/\"']"
+    )
+    issues: list[TaskIssue] = []
+    for script in sorted(verifier.dir.rglob("*")):
+        if not script.is_file() or script.suffix not in (".sh", ".py", "") or script.stat().st_size > 1_000_000:
+            continue
+        text = script.read_text(errors="replace")
+        cd_at = next((m.start() for m in into_workdir.finditer(text)), None)
+        runs_python_there = cd_at is not None and re.search(_PY_FROM_CWD, text[cd_at:], re.MULTILINE)
+        if runs_python_there or on_path.search(text):
+            issues.append(
+                TaskIssue(
+                    severity="warning",
+                    code="verifier-imports-workspace",
+                    message=f"the verifier imports python from the agent's workspace ({task.environment.workdir}): "
+                    "a module the agent leaves there (e.g. csv.py) shadows the verifier's own; run it from /tests",
+                    path=str(script),
+                )
+            )
+    return issues
+
+
 def validate_task(path: Path | str) -> list[TaskIssue]:
     """Every structural problem of one task directory; an empty list means the task is valid.
     Errors make a task unusable; warnings do not."""
@@ -195,4 +231,5 @@ def validate_task(path: Path | str) -> list[TaskIssue]:
             issues.append(TaskIssue(severity="error", code=_code_for(exc.message), message=exc.message, path=exc.path))
     else:
         issues.extend(_loaded_issues(task))
+        issues.extend(_verifier_import_issues(task))
     return sorted(issues, key=lambda i: (i.severity != "error", i.code))
