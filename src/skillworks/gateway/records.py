@@ -54,6 +54,7 @@ class GatewayCall(BaseModel):
     attempts: int = 0
     stream: bool = False
     tool_calls: int = Field(default=0, description="tool calls in the answer")
+    tool_names: list[str] = Field(default_factory=list, description="the tools the model called, in order")
     finish_reason: str | None = None
     script_turn: int | None = Field(default=None, description="scripted provider: 1-based turn replayed")
 

@@ -406,6 +406,7 @@ class Gateway:
             call.cost_usd = response.cost_usd
             call.cost_source = response.cost_source  # type: ignore[assignment]
             call.tool_calls = len(response.tool_calls)
+            call.tool_names = [c.name for c in response.tool_calls]
             call.finish_reason = response.finish_reason
             call.script_turn = response.script_turn
         return call

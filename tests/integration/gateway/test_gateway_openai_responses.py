@@ -99,6 +99,7 @@ async def test_function_and_custom_tool_round_trip(
     records = read_calls(channel.log_path)
     assert [r.wire for r in records] == ["openai_responses"] * 3
     assert [r.tool_calls for r in records] == [1, 1, 0]
+    assert [r.tool_names for r in records] == [["shell"], ["apply_patch"], []]  # the tools the model called
     assert all(r.stream is stream and r.client_model == "gpt-5-codex" for r in records)
     totals = usage_totals(channel.log_path)
     # the third turn has no usage in the script: estimated at chars/4, deterministic and > 0

@@ -37,7 +37,7 @@ class Case:
 
 CASES = {
     "claude-code": Case("/home/agent/.claude/skills", "Skill", "Write"),
-    "codex": Case("/home/agent/.agents/skills", "command_execution", "command_execution", (SCRIPT,)),
+    "codex": Case("/home/agent/.agents/skills", "exec_command", "exec_command", (SCRIPT,)),
     "gemini-cli": Case("/home/agent/.gemini/skills", "activate_skill", "write_file"),
     "opencode": Case("/home/agent/.config/opencode/skills", "skill", "bash", (SCRIPT,)),
     "openhands": Case("/home/agent/.openhands/skills", "invoke_skill", "file_editor"),

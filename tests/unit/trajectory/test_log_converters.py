@@ -121,7 +121,8 @@ def test_codex_exec_json() -> None:
     traj = out.trajectory
     assert traj.session_id == "0199a213-81c0-7800-8aa1-bbab2a035a53"
     assert out.listed_skills is None
-    assert [name for name, _ in _calls(traj)] == ["command_execution", "command_execution", "file_change"]
+    assert [name for name, _ in _calls(traj)] == ["exec_command", "exec_command", "apply_patch"]  # tools, not events
+    assert [c.extra for s in traj.steps for c in s.tool_calls or ()][2] == {"codex_item_type": "file_change"}
     assert _calls(traj)[0][1] == {"command": "/bin/bash -lc 'cat /root/.agents/skills/csv-report/SKILL.md'"}
     assert _calls(traj)[2][1] == {"changes": [{"path": "/app/notes.md", "kind": "add"}]}
     read_step = traj.steps[1]

@@ -199,6 +199,7 @@ class HarnessAgent:
                 log.warning("%s: could not collect %s: %s", self.name, remote, exc)
 
     def _convert(self, ctx: AgentContext, events: Path, model: str, listed: list[str] | None) -> Any:
+        from skillworks.agents.harness.gateway_reconcile import cost_from_gateway, tool_names_from_gateway
         from skillworks.trajectory import TrajectoryError, write_trajectory
 
         converter = converter_for(self.spec.converter)
@@ -218,6 +219,9 @@ class HarnessAgent:
         trajectory = fill_step_completion_tokens(
             trajectory.model_copy(update={"extra": extra}), ctx.trial_dir / "gateway.jsonl"
         )
+        trajectory = cost_from_gateway(trajectory, ctx.trial_dir / "gateway.jsonl")
+        if self.spec.converter == "codex":
+            trajectory = tool_names_from_gateway(trajectory, ctx.trial_dir / "gateway.jsonl")
         converted.trajectory = trajectory
         write_trajectory(trajectory, ctx.trial_dir / "trajectory.json")
         return converted

@@ -9,7 +9,11 @@ status}`, `mcp_tool_call {server, tool, arguments, result, error, status}`, `web
 
 Codex reports usage per turn, not per model call: the turn's usage goes on the turn's last agent step
 (marked `extra.usage_scope = "turn"`), so step sums equal the totals. Tool items become one agent step each
-with one call (function_name = item type) and its result.
+with one call and its result. The call keeps the name of the tool the model called, not the event type
+(kept in the call's `extra.codex_item_type`): the log does not say it, so it is Codex's tool for that item
+— `exec_command` (its shell tool since unified exec; `shell` before), `apply_patch`, `<server>__<tool>` for
+MCP tools, `web_search` — and a harness trial replaces it with the name the gateway recorded when the
+calls pair up (`skillworks.agents.harness.runner.tool_names_from_gateway`).
 """
 
 from __future__ import annotations
@@ -38,12 +42,13 @@ def _call_for(item: dict[str, Any]) -> tuple[str, dict[str, Any], str, dict[str,
     status = item.get("status")
     if kind == "command_execution":
         extra = {"exit_code": item.get("exit_code"), "status": status}
-        return kind, {"command": item.get("command", "")}, as_text(item.get("aggregated_output")), extra
+        return "exec_command", {"command": item.get("command", "")}, as_text(item.get("aggregated_output")), extra
     if kind == "file_change":
         changes = [c for c in item.get("changes") or [] if isinstance(c, dict)]
         summary = "\n".join(f"{c.get('kind', 'update')} {c.get('path', '')}" for c in changes)
-        return kind, {"changes": changes}, summary, {"status": status}
+        return "apply_patch", {"changes": changes}, summary, {"status": status}
     if kind == "mcp_tool_call":
+        name = f"{item.get('server')}__{item.get('tool')}"
         args = {"server": item.get("server"), "tool": item.get("tool"), "arguments": as_args(item.get("arguments"))}
         error = item.get("error")
         content = (
@@ -55,8 +60,8 @@ def _call_for(item: dict[str, Any]) -> tuple[str, dict[str, Any], str, dict[str,
                 else item.get("result")
             )
         )
-        return kind, args, content, {"status": status, "is_error": bool(error)}
-    return kind, {"query": item.get("query", "")}, "", {"status": status}
+        return name, args, content, {"status": status, "is_error": bool(error)}
+    return "web_search", {"query": item.get("query", "")}, "", {"status": status}
 
 
 def convert_codex(
@@ -108,7 +113,14 @@ def convert_codex(
                     call_id = f"{call_id}#{len(builder.steps)}"
                 builder.add_agent(
                     "",
-                    tool_calls=[{"tool_call_id": call_id, "function_name": name, "arguments": args}],
+                    tool_calls=[
+                        {
+                            "tool_call_id": call_id,
+                            "function_name": name,
+                            "arguments": args,
+                            "extra": {"codex_item_type": itype},
+                        }
+                    ],
                     reasoning=flush_reasoning_into_step(),
                 )
                 builder.add_observation([{"source_call_id": call_id, "content": content, "extra": rextra}])
@@ -150,7 +162,14 @@ def convert_codex(
         call_id = item_id if not builder.has_call(item_id) else f"{item_id}#{len(builder.steps)}"
         builder.add_agent(
             "",
-            tool_calls=[{"tool_call_id": call_id, "function_name": name, "arguments": args}],
+            tool_calls=[
+                {
+                    "tool_call_id": call_id,
+                    "function_name": name,
+                    "arguments": args,
+                    "extra": {"codex_item_type": item.get("type")},
+                }
+            ],
             extra={"codex_item_status": "unfinished"},
         )
     usage_out = None
