@@ -10,6 +10,7 @@ The public API (imported lazily, so `import skillworks` stays cheap):
     from skillworks import validate_trajectory                             # ATIF
     from skillworks import compile_skill, load_compiled_dir               # compiled skills (SkillSmith)
     from skillworks import import_harbor_jobs                              # Harbor job dirs -> run dir
+    from skillworks import load_family, run_evolve, EvolveOptions          # lifelong skill evolution
 """
 
 from __future__ import annotations
@@ -58,6 +59,10 @@ _LAZY = {
     "load_compiled_dir": "skillworks.compile",
     "BoundaryContract": "skillworks.compile",
     "import_harbor_jobs": "skillworks.importers",
+    "run_evolve": "skillworks.evolve",
+    "EvolveOptions": "skillworks.evolve",
+    "load_family": "skillworks.evolve",
+    "write_evolve_report": "skillworks.evolve",
 }
 
 __all__ = [

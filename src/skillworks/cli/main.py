@@ -23,6 +23,7 @@ app = typer.Typer(
 _COMMAND_MODULES = (
     "tasks_cmd",
     "run_cmd",
+    "evolve_cmd",
     "report_cmd",
     "check_cmd",
     "agents_cmd",

@@ -91,6 +91,12 @@ def register(app: typer.Typer) -> None:
                 "'bundled' (the harness's own skill creator) or a skill DIR"
             ),
         ] = "default",
+        skills_from: Annotated[
+            Path | None,
+            typer.Option(
+                help="condition 'evolved': the skill library to stage, e.g. runs/<id>/families/<f>/library/v<k>"
+            ),
+        ] = None,
         selfgen_reuse: Annotated[
             bool, typer.Option(help="self-generated: generate once per (task, agent) and reuse across trials")
         ] = False,
@@ -156,6 +162,10 @@ def register(app: typer.Typer) -> None:
                 env=env,
                 env_options=options,
             )
+            if skills_from is not None:
+                if not skills_from.is_dir():
+                    raise UserError("--skills-from: not a directory", skills_from)
+                spec.extra["skills_from"] = str(skills_from.resolve())
             if "self-generated" in spec.conditions:
                 spec.extra["self_generated"] = _self_generated_options(creator_skill, selfgen_reuse, agents)
         try:

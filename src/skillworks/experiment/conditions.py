@@ -134,3 +134,31 @@ def _register_compiled() -> None:
 
 
 _register_compiled()
+
+
+def _register_evolve_conditions() -> None:
+    from skillworks.evolve.source import LIBRARY_SOURCE
+
+    register_condition(
+        Condition(
+            "evolved",
+            "SkillFlow: the skills of an evolved library version (skillworks evolve, or run --skills-from DIR)",
+            _none,
+            strips_task_skills=True,
+            source=LIBRARY_SOURCE,
+        )
+    )
+    register_condition(
+        Condition("vanilla", "SkillFlow control: same task order, no library", _none, strips_task_skills=True)
+    )
+    register_condition(
+        Condition(
+            "history",
+            "SkillFlow control: no library; the prior tasks' compacted trajectories precede the instruction",
+            _none,
+            strips_task_skills=True,
+        )
+    )
+
+
+_register_evolve_conditions()

@@ -1,0 +1,123 @@
+"""`skillworks evolve`: lifelong skill evolution over ordered task families (SkillFlow protocol)."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from skillworks.errors import UserError
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("evolve")
+    def evolve(
+        families: Annotated[
+            list[Path] | None, typer.Argument(help="family dirs (family.yaml or SkillFlow ranking)")
+        ] = None,
+        agent: Annotated[
+            str, typer.Option("--agent", "-a", help="agent, e.g. builtin, claude-code, codex")
+        ] = "builtin",
+        model: Annotated[str | None, typer.Option("--model", "-m", help="provider/name, or scripted/<script>")] = None,
+        api_base: Annotated[str | None, typer.Option(help="OpenAI-compatible server, e.g. Ollama or vLLM")] = None,
+        agent_option: Annotated[list[str] | None, typer.Option(help="KEY=VALUE passed to the agent (repeat)")] = None,
+        patch_model: Annotated[
+            str | None, typer.Option(help="model of the patch call (default: the agent's model)")
+        ] = None,
+        seed_skills: Annotated[Path | None, typer.Option(help="start every family from this library dir")] = None,
+        patch_prompt: Annotated[Path | None, typer.Option(help="your own patch prompt template")] = None,
+        trajectory_budget: Annotated[
+            int, typer.Option(min=200, help="tokens of compacted trajectory in a patch prompt")
+        ] = 4000,
+        out: Annotated[Path, typer.Option(help="directory for run directories")] = Path("runs"),
+        run_id: Annotated[str | None, typer.Option(help="name of the run directory")] = None,
+        resume: Annotated[Path | None, typer.Option(help="continue an interrupted evolve run")] = None,
+        env: Annotated[str, typer.Option(help="sandbox backend: local (bubblewrap) or container")] = "local",
+        seed: Annotated[int, typer.Option(help="base seed")] = 0,
+    ) -> None:
+        """Solve each family's tasks in order with a growing skill library (evolved), beside the vanilla and
+        history controls; patch the library after every task; write the evolve report."""
+        from rich.console import Console
+
+        from skillworks import __version__
+        from skillworks.cli.run_cmd import parse_agent_options
+        from skillworks.evolve.driver import CONDITIONS, EXTRA_KEY, EvolveOptions, run_evolve
+        from skillworks.evolve.family import load_family
+        from skillworks.evolve.report import write_evolve_report
+        from skillworks.experiment import AgentConfig, ExperimentSpec, RunStore
+        from skillworks.experiment.spec import task_ref
+        from skillworks.report import write_reports
+
+        console = Console(stderr=True)
+        if resume is not None:
+            if families or model or run_id:
+                raise UserError("--resume continues the run as it was planned; drop FAMILY, --model and --run-id")
+            spec = RunStore(resume).read_spec()
+            info: dict[str, Any] = spec.extra.get(EXTRA_KEY) or {}
+            if not info:
+                raise UserError("not an evolve run (experiment.json has no extra.evolve)", resume)
+            loaded = [load_family(Path(f["path"])) for f in info["families"]]
+            spec = spec.model_copy(update={"tasks": [task_ref(t) for f in loaded for t in f.tasks]})
+            run_dir = resume
+        else:
+            if not families:
+                raise UserError("give at least one family directory (or --resume RUN_DIR)")
+            if seed_skills is not None and not seed_skills.is_dir():
+                raise UserError("--seed-skills: not a directory", seed_skills)
+            loaded = [load_family(f) for f in families]
+            names = [f.name for f in loaded]
+            if len(set(names)) != len(names):
+                raise UserError("two families share a directory name")
+            rid = run_id or f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+            run_dir = out / rid
+            info = {
+                "families": [
+                    {
+                        "name": f.name,
+                        "path": str(f.root),
+                        "order": [t.id for t in f.tasks],
+                        "order_source": f.order_source,
+                        "daef": f.daef,
+                    }
+                    for f in loaded
+                ],
+                "patch_model": patch_model,
+                "seed_skills": str(seed_skills.resolve()) if seed_skills else None,
+                "patch_prompt": str(patch_prompt.resolve()) if patch_prompt else None,
+                "trajectory_budget": trajectory_budget,
+            }
+            spec = ExperimentSpec(
+                run_id=rid,
+                created_at=datetime.now(UTC),
+                skillworks_version=__version__,
+                tasks=[task_ref(t) for f in loaded for t in f.tasks],
+                conditions=list(CONDITIONS),
+                agents=[
+                    AgentConfig(name=agent, model=model, api_base=api_base, options=parse_agent_options(agent_option))
+                ],
+                trials=1,
+                seed=seed,
+                concurrency=3,
+                env=env,
+                extra={EXTRA_KEY: info},
+            )
+        options = EvolveOptions(
+            patch_model=info.get("patch_model"),
+            patch_api_base=spec.agents[0].api_base,
+            seed_skills=Path(info["seed_skills"]) if info.get("seed_skills") else None,
+            prompt_path=Path(info["patch_prompt"]) if info.get("patch_prompt") else None,
+            budget_tokens=int(info.get("trajectory_budget") or 4000),
+        )
+        try:
+            asyncio.run(run_evolve(spec, loaded, run_dir, options=options, resume=resume is not None, console=console))
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            console.print(f"[yellow]interrupted[/]: recorded steps are kept; continue with --resume {run_dir}")
+            raise typer.Exit(130) from None
+        files = {**write_reports(run_dir), **write_evolve_report(run_dir)}
+        console.print(f"run directory: {run_dir}")
+        for name, path in sorted(files.items()):
+            console.print(f"  {name}: {path}")

@@ -1,0 +1,130 @@
+"""Issue 12, lifelong evolution: `skillworks evolve` over an ordered family with the builtin agent.
+
+The model provider is the one test double: the `scripted` provider plays the agent's turns and the patch
+model's answers (examples/scripted/evolve-euro-ledgers.yaml, or a variant written here). Sandboxes, the
+gateway's HTTP channel, trials, verifiers, skill-use detection, safe apply and the reports are real."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from skillworks.evolve.apply import library_hash
+from skillworks.experiment import RunStore
+
+pytestmark = [pytest.mark.bwrap, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[3]
+FAMILY = REPO / "examples" / "families" / "euro-ledgers"
+SCRIPT = REPO / "examples" / "scripted" / "evolve-euro-ledgers.yaml"
+
+
+def _evolve(cli: Any, out: Path, run_id: str, family: Path, script: Path, *extra: str) -> Any:
+    return cli("evolve", str(family), "--agent", "builtin", "--model", f"scripted/{script}", "--out", str(out),
+               "--run-id", run_id, *extra)  # fmt: skip
+
+
+def test_example_family_learns_a_skill_and_beats_vanilla(tmp_path: Path, cli: Any) -> None:
+    proc = _evolve(cli, tmp_path, "ev", FAMILY, SCRIPT)
+    assert proc.returncode == 0, proc.stderr
+    run_dir = tmp_path / "ev"
+    results = RunStore(run_dir).read_results()
+    assert len(results) == 15 and all(r.error is None for r in results), [r.error for r in results if r.error]
+    by = {(r.task_id, r.condition): r for r in results}
+    # the scripted agent fails the first task, the patch adds a skill with a script, later tasks pass with it
+    assert [by[(f"ledger-{i}", "evolved")].reward for i in range(1, 6)] == [0.0, 1.0, 1.0, 1.0, 1.0]
+    assert all(by[(f"ledger-{i}", "vanilla")].reward == 0.0 for i in range(1, 6))
+    for i in range(2, 6):
+        use = by[(f"ledger-{i}", "evolved")].skill_use
+        assert use.read == ["european-number-csv"] and use.scripts_run == ["european-number-csv/scripts/sum_column.py"]
+    assert by[("ledger-1", "evolved")].skills_staged == []  # S_0 is empty
+    # history control: the prior tasks' compacted trajectories precede the instruction
+    traj = json.loads((run_dir / by[("ledger-3", "history")].paths["trajectory"]).read_text())
+    first_user = next(s["message"] for s in traj["steps"] if s["source"] == "user")
+    assert first_user.startswith("Earlier tasks of this family") and "### ledger-1" in first_user
+    assert "### ledger-2" in first_user and "awk -F" in first_user
+
+    fam = run_dir / "families" / "euro-ledgers"
+    history = [json.loads(line) for line in (fam / "history.jsonl").read_text().splitlines()]
+    assert [h["step"] for h in history] == [1, 2, 3, 4, 5]
+    assert [h["skills"] for h in history] == [1, 1, 1, 1, 1]
+    assert all(h["patch_status"] == "accepted" and h["patch_usage"]["calls"] == 1 for h in history)
+    for h in history:
+        assert h["library_hash"] == library_hash(fam / "library" / h["library_version"])
+    assert (fam / "library" / "v1" / "european-number-csv" / "scripts" / "sum_column.py").is_file()
+    patch1 = json.loads((fam / "patches" / "1.json").read_text())
+    assert "awk -F" in patch1["prompt"] and "failed tests: test_total" in patch1["prompt"]
+    assert "(empty: no skill yet)" in patch1["prompt"]
+
+    summary = json.loads((run_dir / "evolve_summary.json").read_text())
+    rows = {r["condition"]: r for r in summary["conditions"]}
+    assert rows["evolved"]["completion"] > rows["vanilla"]["completion"]
+    assert summary["use_pct"] == pytest.approx(80.0)
+    assert (summary["final_skills"], summary["cumulative_skills"]) == (1, 1)
+    delta = next(d for d in summary["deltas"] if d["condition"] == "evolved")
+    assert delta["completion_pp"] == pytest.approx(80.0) and delta["completion_ci_pp"] is not None
+    report = (run_dir / "evolve_report.md").read_text()
+    assert "## Learning curve: euro-ledgers" in report and "| 2 | ledger-2 | 1.0 | 0.0 | 0.0 |" in report
+    assert "| history |" in report and "%use" in report and "scripted test provider" in report
+
+    # replay: a saved library version is a skill source for an ordinary paired run
+    lib = fam / "library" / "v5"
+    proc = cli("run", str(FAMILY / "ledger-5"), "--agent", "builtin", "--model", f"scripted/{SCRIPT}",
+               "--conditions", "none,evolved", "--skills-from", str(lib), "--out", str(tmp_path), "--run-id", "replay")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    replay = {r.condition: r for r in RunStore(tmp_path / "replay").read_results()}
+    assert replay["evolved"].reward == 1.0 and replay["none"].reward == 0.0
+    assert replay["evolved"].skill_source is not None
+    assert replay["evolved"].skill_source.record["library_hash"] == library_hash(lib)
+
+
+def _small_family(tmp_path: Path) -> Path:
+    fam = tmp_path / "fam"
+    for tid in ("ledger-1", "ledger-2"):
+        shutil.copytree(FAMILY / tid, fam / tid)
+    (fam / "family.yaml").write_text("order: [ledger-1, ledger-2]\n")
+    return fam
+
+
+def test_bad_patches_are_recorded_and_the_family_goes_on_and_resumes(tmp_path: Path, cli: Any) -> None:
+    script = yaml.safe_load(SCRIPT.read_text())
+    # step 1: two malformed answers -> patch_error (one retry); step 2: a patch writing through '..'
+    script["by_task"]["ledger-1@patch"] = [{"text": "I think we should add a skill."}, {"text": "[]"}]
+    script["by_task"]["ledger-2@patch"] = [
+        {"text": json.dumps({"summary": "x", "upsert_files": [{"path": "a/../../escape.md", "content": "x"}]})}
+    ]
+    path = tmp_path / "script.yaml"
+    path.write_text(yaml.safe_dump(script))
+    proc = _evolve(cli, tmp_path, "bad", _small_family(tmp_path), path)
+    assert proc.returncode == 0, proc.stderr
+    fam = tmp_path / "bad" / "families" / "fam"
+    history = [json.loads(line) for line in (fam / "history.jsonl").read_text().splitlines()]
+    assert [h["patch_status"] for h in history] == ["patch_error", "rejected"]
+    assert "malformed answer (after one retry)" in history[0]["reason"] and history[0]["patch_usage"]["calls"] == 2
+    assert "path with '..'" in history[1]["reason"]
+    assert library_hash(fam / "library" / "v2") == library_hash(fam / "library" / "v0")
+    assert not (tmp_path / "bad" / "escape.md").exists() and not list((fam / "library").glob("*/escape.md"))
+
+    # resume: the last step's record is lost; the step's trials are not re-run, its patch is redone
+    results_before = (tmp_path / "bad" / "results.jsonl").read_text()
+    (fam / "history.jsonl").write_text(json.dumps(history[0]) + "\n")
+    shutil.rmtree(fam / "library" / "v2")
+    (fam / "patches" / "2.json").unlink()
+    proc = cli("evolve", "--resume", str(tmp_path / "bad"))
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "bad" / "results.jsonl").read_text() == results_before
+    history = [json.loads(line) for line in (fam / "history.jsonl").read_text().splitlines()]
+    assert [h["step"] for h in history] == [1, 2] and history[1]["patch_status"] == "rejected"
+
+
+def test_family_without_order_is_a_clear_error(tmp_path: Path, cli: Any) -> None:
+    fam = tmp_path / "fam"
+    shutil.copytree(FAMILY / "ledger-1", fam / "ledger-1")
+    proc = _evolve(cli, tmp_path, "x", fam, SCRIPT)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert "has no task order: add family.yaml with `order: [task-id, ...]`" in proc.stderr
