@@ -8,6 +8,7 @@ scan over a messy tree reports everything. Frontmatter values are read the way a
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,8 @@ import yaml
 
 from skillworks.check.model import Finding
 from skillworks.check.rules import finding
+from skillworks.skills.package import SKILL_MD_MAX_BYTES
 
-SKILL_MD_MAX_BYTES = 1 << 20  # SKILL.md larger than this is not parsed
 TEXT_MAX_BYTES = 2 << 20  # other files larger than this are not read for content checks
 _IGNORED_DIRS = frozenset({".git", "__pycache__", ".pytest_cache", "node_modules", ".venv", ".mypy_cache"})
 _TEXT_SUFFIXES = frozenset(
@@ -257,9 +258,13 @@ def _walk_files(src: SkillSource) -> None:
             if path.is_symlink() and not _check_symlink(src, path, real_root):
                 continue
             try:
-                size = path.stat().st_size
+                info = path.stat()
             except OSError:
                 continue
+            if not stat.S_ISREG(info.st_mode):  # a named pipe would block the read forever
+                src.findings.append(finding("file-not-regular", "not a regular file (pipe, socket or device)", rel))
+                continue
+            size = info.st_size
             src.total_bytes += size
             text = _read_file(path, size)
             if (

@@ -257,6 +257,14 @@ _RULES: list[Rule] = [
         "Copy the target into the skill instead of linking to it.",
     ),
     Rule(
+        "file-not-regular",
+        C,
+        WARN,
+        "a named pipe, socket or device file in the skill",
+        "Reading such a file blocks or fails; staging skips it, so the agent never sees it.",
+        "Remove it from the skill directory.",
+    ),
+    Rule(
         "file-unreadable",
         C,
         WARN,

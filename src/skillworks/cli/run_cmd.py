@@ -57,9 +57,25 @@ def _self_generated_options(creator_skill: str, reuse: bool, agents: list[str]) 
     return options.to_extra()  # loads (and so validates) the authoring skill
 
 
+def _from_command_line(ctx: typer.Context, name: str) -> bool:
+    source = ctx.get_parameter_source(name)  # an enum of typer's own click copy: compare by name
+    return source is not None and source.name == "COMMANDLINE"
+
+
+def _given_on_command_line(ctx: typer.Context, keep: set[str]) -> list[str]:
+    """The flags (and arguments) the user typed, except those in `keep`, as they are spelled."""
+    given: list[str] = []
+    for param in ctx.command.params:
+        if param.name is None or param.name in keep or not _from_command_line(ctx, param.name):
+            continue
+        given.append(param.opts[0] if param.opts[0].startswith("-") else param.name.upper())
+    return given
+
+
 def register(app: typer.Typer) -> None:
     @app.command("run")
     def run(
+        ctx: typer.Context,
         tasks: Annotated[list[Path] | None, typer.Argument(help="task dirs or trees of task dirs")] = None,
         agent: Annotated[
             list[str] | None, typer.Option("--agent", "-a", help="agent(s), e.g. oracle, nop, builtin")
@@ -107,23 +123,23 @@ def register(app: typer.Typer) -> None:
         from skillworks import __version__
         from skillworks.experiment import AgentConfig, ExperimentSpec, RunStore, run_experiment
         from skillworks.experiment.spec import task_ref
+        from skillworks.experiment.store import check_run_id
         from skillworks.report import read_summary, write_reports
         from skillworks.report.headline import headline_lines
         from skillworks.tasks import discover_tasks, load_task
 
         console = Console(stderr=True)
         if resume is not None:
-            given = [
-                name
-                for name, value in (("TASKS", tasks), ("--agent", agent), ("--model", model), ("--run-id", run_id))
-                if value
-            ]
+            given = _given_on_command_line(ctx, keep={"resume", "concurrency"})
             if given:
                 raise UserError(f"--resume continues the run as it was planned; drop {', '.join(given)}")
             spec = RunStore(resume).read_spec()
             run_dir = resume
             loaded = [load_task(Path(t.path)) for t in spec.tasks]
-            spec = spec.model_copy(update={"tasks": [task_ref(t) for t in loaded]})
+            update: dict[str, Any] = {"tasks": [task_ref(t) for t in loaded]}
+            if _from_command_line(ctx, "concurrency"):  # how many trials run at once may change on resume
+                update["concurrency"] = concurrency
+            spec = spec.model_copy(update=update)
         else:
             if not tasks:
                 raise UserError("give at least one task directory (or --resume RUN_DIR)")
@@ -134,7 +150,8 @@ def register(app: typer.Typer) -> None:
             dupes = sorted({i for i in ids if ids.count(i) > 1})
             if dupes:
                 raise UserError(f"two tasks share the id {dupes[0]!r}")
-            rid = run_id or f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+            stamp = f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+            rid = stamp if run_id is None else check_run_id(run_id)
             run_dir = out / rid
             options = container_env_options(
                 env,

@@ -66,13 +66,13 @@ def _set_aside_interrupted(store: RunStore, plan: list[TrialSpec], recorded: set
             path.rename(path.with_name(f"{path.name}.interrupted-{n}"))
 
 
-@asynccontextmanager
-async def _gateways(spec: ExperimentSpec, agents: dict[str, Agent]) -> AsyncIterator[dict[str, Gateway]]:
-    """One gateway per distinct (model, api_base) among the agents that need a model."""
+def _make_gateways(spec: ExperimentSpec, agents: dict[str, Agent]) -> dict[str, Gateway]:
+    """One gateway per distinct (model, api_base) among the agents that need a model, by agent label.
+    Built (not started) before the run directory exists: a bad model (e.g. a missing `scripted/`
+    script) is a one-line error that leaves nothing behind."""
     needed = [cfg for cfg in spec.agents if agents[cfg.label].needs_model]
     if not needed:
-        yield {}
-        return
+        return {}
     from skillworks.gateway import Gateway
 
     by_key: dict[tuple[str, str | None], Gateway] = {}
@@ -82,12 +82,18 @@ async def _gateways(spec: ExperimentSpec, agents: dict[str, Agent]) -> AsyncIter
         key = (cfg.model, cfg.api_base)
         if key not in by_key:
             by_key[key] = Gateway(model=cfg.model, api_base=cfg.api_base)
+    return {cfg.label: by_key[(cfg.model or "", cfg.api_base)] for cfg in needed}
+
+
+@asynccontextmanager
+async def _gateways(gateways: dict[str, Gateway]) -> AsyncIterator[dict[str, Gateway]]:
+    """Start the run's gateways; stop them when the run ends."""
     started: list[Gateway] = []
     try:
-        for gw in by_key.values():
+        for gw in {id(g): g for g in gateways.values()}.values():
             await gw.start()
             started.append(gw)
-        yield {cfg.label: by_key[(cfg.model or "", cfg.api_base)] for cfg in needed}
+        yield gateways
     finally:
         for gw in started:
             await gw.stop()
@@ -155,6 +161,7 @@ async def run_experiment(
         if preflight is not None:
             await preflight()  # e.g. a harness that is not installed fails here, before any trial
         cfg.version = agents[cfg.label].version
+    gateways_by_label = _make_gateways(spec, agents)
     with store.exclusive():  # one writer per run directory
         store.write_spec(spec)
 
@@ -164,7 +171,7 @@ async def run_experiment(
         todo = [t for t in plan if t.trial_id not in recorded]
         outcome = RunOutcome(run_dir=run_dir, planned=len(plan), skipped=len(plan) - len(todo))
 
-        async with _gateways(spec, agents) as gateways:
+        async with _gateways(gateways_by_label) as gateways:
             tenv = TrialEnvironment(
                 run_id=spec.run_id,
                 run_dir=run_dir,

@@ -7,6 +7,7 @@ import fcntl
 import json
 import logging
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +18,19 @@ from skillworks.experiment.spec import ExperimentSpec
 from skillworks.results import TrialError, TrialResult, reward_problem
 
 log = logging.getLogger(__name__)
+
+_RUN_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+def check_run_id(run_id: str) -> str:
+    """A run id names one directory under --out: letters, digits, '.', '_' and '-', no path separators
+    (so `../x` or `a/b` cannot write outside the output directory)."""
+    if not _RUN_ID_RE.match(run_id):
+        raise UserError(
+            f"--run-id {run_id!r} is not a plain directory name (letters, digits, '.', '_', '-'; "
+            "starting with a letter or digit; at most 128 characters)"
+        )
+    return run_id
 
 
 class RunStore:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,6 +21,7 @@ SPEC_FIELDS = frozenset({"name", "description", "license", "compatibility", "met
 NAME_MAX = 64
 DESCRIPTION_MAX = 1024
 COMPATIBILITY_MAX = 500
+SKILL_MD_MAX_BYTES = 1 << 20  # a SKILL.md over 1 MiB is refused (it would flood every agent's context)
 _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _IGNORED_PARTS = frozenset({".git", "__pycache__", ".DS_Store", ".pytest_cache"})
 _SCRIPT_SUFFIXES = frozenset({".py", ".sh", ".bash", ".js", ".mjs", ".ts", ".rb", ".pl", ".ps1"})
@@ -48,6 +52,9 @@ class SkillPackage(BaseModel):
     skill_md_sha256: str
     package_hash: str
     extra_keys: tuple[str, ...] = Field(default=(), description="frontmatter keys outside the spec")
+    skipped_files: tuple[str, ...] = Field(
+        default=(), description="named pipes, sockets and device files: not part of the package, never staged"
+    )
 
     @property
     def short_hash(self) -> str:
@@ -115,6 +122,43 @@ def hash_directory(root: Path) -> str:
     return digest.hexdigest()
 
 
+def special_files(root: Path) -> list[str]:
+    """Check a skill tree before anything copies or reads it: a symlink loop (a link that cannot be
+    resolved, or a directory link to itself or an ancestor, which a copy following links would walk
+    forever) is a SkillError naming the link; named pipes, sockets and device files (reading one
+    blocks) are returned as relative paths, to be skipped."""
+    skipped: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        for name in sorted([*dirnames, *filenames]):
+            path = Path(dirpath) / name
+            rel = path.relative_to(root).as_posix()
+            try:
+                info = path.lstat()
+            except OSError:
+                continue
+            if stat.S_ISLNK(info.st_mode):
+                _check_link(path, rel)
+            elif not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+                skipped.append(rel)
+    return skipped
+
+
+def _check_link(path: Path, rel: str) -> None:
+    target = os.readlink(path)
+    try:
+        resolved = path.resolve(strict=True)
+    except RuntimeError:
+        raise SkillError(f"symlink loop: {rel} -> {target}", path) from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise SkillError(f"symlink loop: {rel} -> {target}", path) from None
+        return  # dangling: reported by `skillworks check`, refused by the copy
+    if resolved.is_dir():
+        parent = os.path.realpath(path.parent)
+        if parent == str(resolved) or parent.startswith(str(resolved).rstrip(os.sep) + os.sep):
+            raise SkillError(f"symlink loop: {rel} -> {target} (a directory link to itself or an ancestor)", path)
+
+
 def load_skill(root: Path | str) -> SkillPackage:
     """Load and validate a skill directory. Raises SkillError (one line, naming the file) when invalid."""
     root = Path(root)
@@ -123,6 +167,12 @@ def load_skill(root: Path | str) -> SkillPackage:
         raise SkillError("not a skill directory", root)
     if not skill_md.is_file():
         raise SkillError("missing SKILL.md", root)
+    size = skill_md.stat().st_size
+    if size > SKILL_MD_MAX_BYTES:
+        raise SkillError(
+            f"SKILL.md is {size / 2**20:.1f} MiB; the limit is {SKILL_MD_MAX_BYTES // 2**20} MiB", skill_md
+        )
+    skipped = special_files(root)
     try:
         text = skill_md.read_text(encoding="utf-8")
     except UnicodeDecodeError:
@@ -163,6 +213,7 @@ def load_skill(root: Path | str) -> SkillPackage:
         skill_md_sha256=_sha256_file(skill_md),
         package_hash=hash_directory(root),
         extra_keys=tuple(sorted(k for k in frontmatter if k not in SPEC_FIELDS)),
+        skipped_files=tuple(skipped),
     )
 
 

@@ -7,6 +7,7 @@ meant to copy: a skill baked into an image, left in a home directory or copied t
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -21,21 +22,47 @@ from skillworks.skills.package import SkillPackage, discover_skills, hash_direct
 if TYPE_CHECKING:
     from skillworks.sandbox.base import Sandbox
 
-# Where harnesses look for skills, relative to $HOME or to the workspace. The audit checks all of them,
-# so a skill leaking into any harness's view is found whichever agent runs.
+# Where harnesses look for skills, relative to $HOME, /root and the workspace (real SkillsBench images
+# `COPY skills` into all of these). The audit checks every one, so a skill leaking into any harness's
+# view is found whichever agent runs.
 HOME_SKILL_DIRS = (
     ".claude/skills",
     ".agents/skills",
     ".codex/skills",
     ".gemini/skills",
+    ".qwen/skills",
+    ".goose/skills",
+    ".factory/skills",
+    ".github/skills",
+    ".opencode/skill",
+    ".opencode/skills",
     ".config/opencode/skills",
     ".config/opencode/skill",
-    ".opencode/skills",
     ".openhands/skills",
     ".skills",
 )
-WORKSPACE_SKILL_DIRS = (".claude/skills", ".agents/skills", ".gemini/skills", ".opencode/skills", "skills")
-ABSOLUTE_SKILL_DIRS = ("/skills", "/etc/claude-code/skills")
+WORKSPACE_SKILL_DIRS = (*HOME_SKILL_DIRS, "skills")
+ABSOLUTE_SKILL_DIRS = ("/skills", "/etc/claude-code/skills", "/etc/claude-code/.claude/skills")
+# Not searched for stray SKILL.md files: the OS's own trees (and virtual file systems).
+SYSTEM_DIRS = (
+    "/proc",
+    "/sys",
+    "/dev",
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/boot",
+    "/run",
+    "/var/lib",
+    "/var/cache",
+    "/nix",
+    "/snap",
+)
+_STRAY_LIMIT = 50
 
 
 class StagedSkill(BaseModel):
@@ -54,6 +81,13 @@ class StagingRecord(BaseModel):
     dirs_checked: list[str]
     ok: bool
     problems: list[str] = Field(default_factory=list)
+    stray_skill_md: list[str] = Field(
+        default_factory=list, description="SKILL.md files found outside the skill dirs (system dirs not searched)"
+    )
+    skipped: list[str] = Field(
+        default_factory=list, description="files of staged skills not copied (named pipes, sockets, devices)"
+    )
+    warnings: list[str] = Field(default_factory=list)
 
 
 def copy_skills(skills: Sequence[SkillPackage], dest: Path) -> None:
@@ -63,19 +97,52 @@ def copy_skills(skills: Sequence[SkillPackage], dest: Path) -> None:
         target = dest / skill.name
         if target.exists():
             raise StagingError(f"two skills named {skill.name!r} in one condition")
-        shutil.copytree(skill.root, target, symlinks=False, ignore=shutil.ignore_patterns(".git", "__pycache__"))
+        skipped = {skill.root / rel for rel in skill.skipped_files}  # pipes, sockets, devices: never copied
+
+        def ignore(directory: str, names: list[str], skipped: set[Path] = skipped) -> list[str]:
+            return [n for n in names if n in (".git", "__pycache__") or Path(directory) / n in skipped]
+
+        shutil.copytree(skill.root, target, symlinks=False, ignore=ignore)
         copied = hash_directory(target)
         if copied != skill.package_hash:
             raise StagingError(f"skill {skill.name!r} changed while staging (hash {copied[:12]} != {skill.short_hash})")
 
 
 def candidate_skill_dirs(home: str, workdir: str, skills_dir: str | None) -> list[str]:
-    dirs = [f"{home.rstrip('/')}/{d}" for d in HOME_SKILL_DIRS]
+    """Every skill dir of every harness under $HOME, /root and the workspace, without duplicates
+    (HOME may be the workspace, or /root)."""
+    dirs = [skills_dir] if skills_dir else []
+    dirs += [f"{home.rstrip('/')}/{d}" for d in HOME_SKILL_DIRS]
+    dirs += [f"/root/{d}" for d in HOME_SKILL_DIRS]
     dirs += [f"{workdir.rstrip('/')}/{d}" for d in WORKSPACE_SKILL_DIRS]
     dirs += list(ABSOLUTE_SKILL_DIRS)
-    if skills_dir and skills_dir not in dirs:
-        dirs.insert(0, skills_dir)
-    return dirs
+    return list(dict.fromkeys(dirs))
+
+
+def _survey_script(dirs: Sequence[str]) -> str:
+    """One shell command (one round trip on any backend): `D<path>` for each skill dir that exists,
+    then `S<path>` for SKILL.md files anywhere else outside the system dirs, then `F` when the search
+    ran (NUL-separated; POSIX find, so busybox images work too)."""
+    prune = " -o ".join(f"-path {shlex.quote(d)}" for d in [*SYSTEM_DIRS, *dirs])
+    exists = " ".join(shlex.quote(d) for d in dirs)
+    return (
+        f'for p in {exists}; do [ -e "$p" ] && printf "D%s\\0" "$p"; done; '
+        "if command -v find >/dev/null 2>&1; then "
+        f"find / \\( {prune} \\) -prune -o -name SKILL.md -exec printf 'S%s\\0' {{}} + 2>/dev/null | head -c 65536; "
+        "printf 'F\\0'; fi; exit 0"
+    )
+
+
+async def _survey(sandbox: Sandbox, dirs: Sequence[str]) -> tuple[set[str], list[str] | None]:
+    """(existing skill dirs, stray SKILL.md paths or None when the search could not run)."""
+    result = await sandbox.exec(_survey_script(dirs), user="root", timeout=120)
+    items = result.stdout.split("\0") if result.ok else []
+    if not result.ok:  # no shell at all: ask for each dir
+        return {d for d in dirs if await sandbox.path_exists(d)}, None
+    existing = {item[1:] for item in items if item.startswith("D")}
+    if "F" not in items:
+        return existing, None
+    return existing, sorted(item[1:] for item in items if item.startswith("S"))
 
 
 async def stage_skills(sandbox: Sandbox, skills: Sequence[SkillPackage], skills_dir: str | None, scratch: Path) -> None:
@@ -93,16 +160,23 @@ async def stage_skills(sandbox: Sandbox, skills: Sequence[SkillPackage], skills_
 async def audit_skills(
     sandbox: Sandbox, condition: str, expected: Sequence[SkillPackage], skills_dir: str | None
 ) -> StagingRecord:
-    """Download every place a harness could find skills and compare with what the condition wants."""
+    """Download every place a harness could find skills, look for stray SKILL.md files anywhere else,
+    and compare with what the condition wants: any difference is a problem (a staging error)."""
     dirs = candidate_skill_dirs(sandbox.home, sandbox.workdir, skills_dir)
     visible: list[StagedSkill] = []
     problems: list[str] = []
-    # A backend where each check is a round trip (containers) may answer for all dirs at once.
-    batch = getattr(sandbox, "existing_paths", None)
-    existing: set[str] | None = set(await batch(dirs)) if batch is not None else None
+    warnings: list[str] = []
+    existing, found = await _survey(sandbox, dirs)
+    if found is None:
+        warnings.append("could not search the sandbox for stray SKILL.md files (no find); skill dirs checked")
+    stray = found or []
+    for path in stray[:_STRAY_LIMIT]:
+        problems.append(f"stray SKILL.md visible at {path} (outside every skill dir)")
+    if len(stray) > _STRAY_LIMIT:
+        problems.append(f"... and {len(stray) - _STRAY_LIMIT} more stray SKILL.md files")
     with tempfile.TemporaryDirectory(prefix="skillworks-audit-") as tmp:
         for i, remote in enumerate(dirs):
-            if not (remote in existing if existing is not None else await sandbox.path_exists(remote)):
+            if remote not in existing:
                 continue
             local = Path(tmp) / str(i)
             await sandbox.download(remote, local)
@@ -126,6 +200,9 @@ async def audit_skills(
     for v in visible:
         if (v.name, v.package_hash, v.path) not in wanted:
             problems.append(f"unexpected skill {v.name} ({v.package_hash[:12]}) visible at {v.path}")
+    skipped = [f"{s.name}/{rel}" for s in expected for rel in s.skipped_files]
+    if skipped:
+        warnings.append(f"not staged (not regular files): {', '.join(skipped)}")
     return StagingRecord(
         condition=condition,
         skills_dir=skills_dir,
@@ -134,6 +211,9 @@ async def audit_skills(
         dirs_checked=dirs,
         ok=not problems,
         problems=problems,
+        stray_skill_md=stray,
+        skipped=skipped,
+        warnings=warnings,
     )
 
 

@@ -158,6 +158,10 @@ class TaskDocumentConfig(TaskConfig):
     benchflow: dict[str, Any] | None = None
 
 
+# Harbor's task.toml `version` ("1.0") and the task.md standard's `schema_version` (up to "1.3").
+SUPPORTED_SCHEMA_VERSIONS = ("1", "1.0", "1.1", "1.2", "1.3")
+
+
 def normalize_aliases(data: dict[str, Any], path: Path) -> dict[str, Any]:
     """Map `version` -> schema_version, `environment` -> sandbox, `solution` -> oracle.
     Both spellings of one key at once is an error."""
@@ -169,6 +173,12 @@ def normalize_aliases(data: dict[str, Any], path: Path) -> dict[str, Any]:
             out[native] = out.pop(alias)
     if out.get("schema_version") is not None:
         out["schema_version"] = str(out["schema_version"])
+        if out["schema_version"] not in SUPPORTED_SCHEMA_VERSIONS:
+            raise TaskError(
+                f"schema_version {out['schema_version']!r} is not supported; "
+                f"supported versions: {', '.join(SUPPORTED_SCHEMA_VERSIONS)}",
+                path,
+            )
     return out
 
 

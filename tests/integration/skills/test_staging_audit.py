@@ -57,3 +57,47 @@ def test_clean_curated_staging_passes(tmp_path: Path, quickstart: Path) -> None:
 def test_load_skill_of_a_quickstart_skill(quickstart: Path) -> None:
     skill = load_skill(quickstart / "lab-units-to-si" / "environment" / "skills" / "clinical-lab-si-units")
     assert skill.assets
+
+
+@pytest.mark.parametrize("where", [".goose/skills", ".github/skills", ".opencode/skill", ".qwen/skills"])
+def test_every_harness_skill_dir_of_real_images_is_audited(tmp_path: Path, quickstart: Path, where: str) -> None:
+    """SkillsBench images copy skills into ten harness dirs; one under the workspace is caught under `none`."""
+    task = _task_with_env(tmp_path, quickstart, "none")
+    skill = task / "environment" / "skills" / "clinical-lab-si-units"
+    shutil.copytree(skill, task / "environment" / where / "clinical-lab-si-units")
+    problems = asyncio.run(_audit(task, tmp_path, []))
+    assert any("unexpected skill clinical-lab-si-units" in p and where in p for p in problems), problems
+
+
+def test_a_stray_skill_md_anywhere_fails_the_audit(tmp_path: Path, quickstart: Path) -> None:
+    task = _task_with_env(tmp_path, quickstart, "none")
+    stray = task / "environment" / "notes" / "howto"
+    stray.mkdir(parents=True)
+    shutil.copy(task / "environment" / "skills" / "clinical-lab-si-units" / "SKILL.md", stray / "SKILL.md")
+    problems = asyncio.run(_audit(task, tmp_path, []))
+    assert any(
+        p.startswith("stray SKILL.md visible at") and p.endswith("notes/howto/SKILL.md (outside every skill dir)")
+        for p in problems
+    ), problems
+
+
+def test_skill_dirs_are_deduplicated_when_home_is_the_workspace() -> None:
+    from skillworks.skills.staging import candidate_skill_dirs
+
+    dirs = candidate_skill_dirs("/root", "/root", "/root/.claude/skills")
+    assert len(dirs) == len(set(dirs))
+    for expected in (
+        "/root/.claude/skills",
+        "/etc/claude-code/.claude/skills",
+        "/root/.codex/skills",
+        "/root/.opencode/skill",
+        "/root/.goose/skills",
+        "/root/.factory/skills",
+        "/root/.agents/skills",
+        "/root/.github/skills",
+        "/root/.gemini/skills",
+        "/root/.qwen/skills",
+        "/root/skills",
+    ):
+        assert expected in dirs
+    assert "/app/.goose/skills" in candidate_skill_dirs("/home/agent", "/app", None)
