@@ -194,10 +194,11 @@ def register(app: typer.Typer) -> None:
         errors = sum(1 for r in outcome.results if r.outcome == "error")
         console.print(
             f"ran {len(outcome.results)} trial(s) ({outcome.skipped} already recorded, {errors} error(s)); "
-            f"run directory: {run_dir}"
+            f"run directory: {run_dir}",
+            soft_wrap=True,  # a path is never broken across lines
         )
         if "json" in files:
             for line in headline_lines(read_summary(files["json"])):
                 console.print(line, markup=False, highlight=False, soft_wrap=True)
         for name, path in sorted(files.items()):
-            console.print(f"  {name}: {path}")
+            console.print(f"  {name}: {path}", markup=False, highlight=False, soft_wrap=True)

@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from skillworks.agents.base import Agent
 from skillworks.agents.registry import create_agent
 from skillworks.errors import UserError
 from skillworks.experiment.conditions import SkillSet, get_condition
 from skillworks.experiment.plan import TrialSpec, plan_trials
+from skillworks.experiment.progress import RunProgress
 from skillworks.experiment.spec import ExperimentSpec
 from skillworks.experiment.store import RunStore
 from skillworks.experiment.trial import TrialEnvironment, run_trial
@@ -206,38 +206,18 @@ async def _schedule(
     """Run `todo` with at most `concurrency` trials at once. On cancellation (Ctrl-C, SIGTERM) every
     running trial is cancelled and torn down before the CancelledError propagates."""
     semaphore = asyncio.Semaphore(max(1, concurrency))
-    counts = {"running": 0, "failed": 0, "errors": 0}
-    progress = Progress(
-        TextColumn("[bold]trials"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("running {task.fields[running]}  unsolved {task.fields[failed]}  errors {task.fields[errors]}"),
-        TimeElapsedColumn(),
-        console=console or Console(stderr=True),
-        disable=console is None,
-        transient=False,
-    )
-    bar = progress.add_task("trials", total=len(todo), running=0, failed=0, errors=0)
-
-    def _show() -> None:
-        progress.update(bar, running=counts["running"], failed=counts["failed"], errors=counts["errors"])
+    progress = RunProgress(console, len(todo))
 
     async def one(spec: TrialSpec) -> None:
         async with semaphore:
-            counts["running"] += 1
-            _show()
+            progress.started()
+            result: TrialResult | None = None
             try:
                 result = await run_trial(spec, tenv)
+                store.append(result)
+                outcome.results.append(result)
             finally:
-                counts["running"] -= 1
-            store.append(result)
-            outcome.results.append(result)
-            if result.outcome == "error":
-                counts["errors"] += 1
-            elif result.outcome not in ("solved", "ungraded"):
-                counts["failed"] += 1
-            progress.advance(bar)
-            _show()
+                progress.finished(result)
             if on_result is not None:
                 on_result(result)
 

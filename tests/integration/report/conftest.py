@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -34,4 +35,12 @@ def scripted_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "--out", str(out), "--run-id", "pages",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    # not a terminal: one plain line per finished trial (id, outcome, reward, seconds) and a summary
+    trial_lines = re.findall(
+        r"^\[\d/4\] invoice-from-template__\S+  (?:solved|failed|partial)  reward \d\.\d\d  \d+\.\ds$",
+        proc.stderr,
+        re.M,
+    )
+    assert len(trial_lines) == 4, proc.stderr
+    assert re.search(r"^-- 4/4 trials done, 0 running: .* \| tokens in [\d,]+ out [\d,]+ \| cost \$", proc.stderr, re.M)
     return out / "pages"

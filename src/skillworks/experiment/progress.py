@@ -1,0 +1,186 @@
+"""Progress of a run while it runs. In a terminal: a live bar with ETA and running tokens and cost. Anywhere
+else (CI logs, a file, a pipe): one plain line per finished trial (id, outcome, reward, seconds) and a
+summary line every `interval` seconds and at the end, so that a log shows progress before the run ends.
+Which one is chosen by the stream the progress is written to (the console, usually stderr)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from skillworks.results import TrialResult
+
+SUMMARY_INTERVAL_SEC = 30.0
+
+
+def _duration(sec: float) -> str:
+    sec = round(sec)
+    if sec < 60:
+        return f"{sec}s"
+    if sec < 3600:
+        return f"{sec // 60}m{sec % 60:02d}s"
+    return f"{sec // 3600}h{sec % 3600 // 60:02d}m"
+
+
+def _tokens(n: int) -> str:
+    return f"{n / 1e6:.1f}M" if n >= 1e6 else f"{n / 1e3:.1f}k" if n >= 1e3 else str(n)
+
+
+@dataclass
+class Tally:
+    """Running counts of a run: outcomes, usage and times."""
+
+    total: int
+    started_at: float = field(default_factory=time.monotonic)
+    done: int = 0
+    running: int = 0
+    outcomes: dict[str, int] = field(default_factory=dict)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, result: TrialResult) -> None:
+        self.done += 1
+        self.outcomes[result.outcome] = self.outcomes.get(result.outcome, 0) + 1
+        self.input_tokens += result.usage.input_tokens
+        self.output_tokens += result.usage.output_tokens
+        self.cost_usd += result.usage.cost_usd
+
+    def eta_sec(self) -> float | None:
+        if self.done == 0:
+            return None
+        elapsed = time.monotonic() - self.started_at
+        return elapsed / self.done * (self.total - self.done)
+
+    def summary(self) -> str:
+        elapsed = time.monotonic() - self.started_at
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(self.outcomes.items())) or "none finished"
+        eta = self.eta_sec()
+        return (
+            f"-- {self.done}/{self.total} trials done, {self.running} running: {outcomes}"
+            f" | tokens in {self.input_tokens:,} out {self.output_tokens:,} | cost ${self.cost_usd:.4f}"
+            f" | elapsed {_duration(elapsed)}"
+            + (f", ETA {_duration(eta)}" if eta is not None and self.done < self.total else "")
+        )
+
+
+def trial_line(result: TrialResult, done: int, total: int) -> str:
+    """``[ 3/16] <trial id>  solved  reward 1.00  4.9s`` (plus the error category of an errored trial)."""
+    width = len(str(total))
+    reward = "—" if result.reward is None else f"{result.reward:.2f}"
+    seconds = result.timings.total_sec
+    line = f"[{done:>{width}}/{total}] {result.trial_id}  {result.outcome}  reward {reward}  {seconds:.1f}s"
+    if result.error is not None:
+        line += f"  ({result.error.phase}/{result.error.category})"
+    return line
+
+
+class RunProgress:
+    """Use as ``with RunProgress(console, total) as p:`` and call `started()` / `finished(result)`."""
+
+    def __init__(self, console: Console | None, total: int, *, interval: float = SUMMARY_INTERVAL_SEC) -> None:
+        self.console = console
+        self.tally = Tally(total)
+        self.interval = interval
+        self.plain = console is not None and not console.is_terminal
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None
+        self._cm: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+        self._ticker: asyncio.Task[None] | None = None
+        self._last_summary = time.monotonic()
+
+    @contextlib.contextmanager
+    def _live(self) -> Iterator[None]:
+        if self.console is None or self.plain:
+            yield
+            return
+        self._bar = Progress(
+            TextColumn("[bold]trials"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("running {task.fields[running]}  unsolved {task.fields[failed]}  errors {task.fields[errors]}"),
+            TextColumn("tokens {task.fields[tokens]}  ${task.fields[cost]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=self.console,
+            transient=False,
+        )
+        self._task = self._bar.add_task("trials", total=self.tally.total, **self._fields())
+        with self._bar:
+            yield
+
+    def _fields(self) -> dict[str, Any]:  # the columns' {task.fields[...]}
+        t = self.tally
+        failed = sum(v for k, v in t.outcomes.items() if k not in ("solved", "ungraded", "error"))
+        return {
+            "running": t.running,
+            "failed": failed,
+            "errors": t.outcomes.get("error", 0),
+            "tokens": _tokens(t.input_tokens + t.output_tokens),
+            "cost": f"{t.cost_usd:.4f}",
+        }
+
+    def __enter__(self) -> RunProgress:
+        self._cm = self._live()
+        self._cm.__enter__()
+        if self.plain and self.console is not None:
+            self.console.print(f"-- {self.tally.total} trial(s) to run", markup=False, highlight=False)
+            with contextlib.suppress(RuntimeError):  # no running loop: summaries only at trial ends
+                self._ticker = asyncio.get_running_loop().create_task(self._tick())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+        if self.plain and self.console is not None:
+            self._print(self.tally.summary())
+        self._cm.__exit__(None, None, None)
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            if time.monotonic() - self._last_summary >= self.interval:
+                self._summary()
+
+    def _print(self, line: str) -> None:
+        assert self.console is not None
+        self.console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+    def _summary(self) -> None:
+        self._last_summary = time.monotonic()
+        self._print(self.tally.summary())
+
+    def _update(self) -> None:
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, completed=self.tally.done, **self._fields())
+
+    def started(self) -> None:
+        self.tally.running += 1
+        self._update()
+
+    def finished(self, result: TrialResult | None) -> None:
+        """A trial ended; ``None`` when it raised (cancelled) without a result."""
+        self.tally.running -= 1
+        if result is not None:
+            self.tally.add(result)
+            if self.plain:
+                self._print(trial_line(result, self.tally.done, self.tally.total))
+                if time.monotonic() - self._last_summary >= self.interval:
+                    self._summary()
+        self._update()
