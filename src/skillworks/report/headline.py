@@ -29,7 +29,10 @@ def headline_lines(summary: Summary) -> list[str]:
                 g = "undefined" if delta.g is None else f"{delta.g:.2f}"
                 lines.append(
                     f"  {'':<{width}}  Δ vs {delta.baseline} {pp(delta.delta_pp)} pp"
-                    f"  (paired, {paired.n_paired} tasks: 95% CI {interval_pp(paired.ci_low_pp, paired.ci_high_pp)})"
-                    f"  g {g}"
+                    f"  95% CI {interval_pp(delta.ci_low_pp, delta.ci_high_pp)}  g {g}"
+                )
+                lines.append(
+                    f"  {'':<{width}}  scored-only: Δ {pp(paired.delta_pp)} pp over {paired.n_paired} paired tasks"
+                    f"  95% CI {interval_pp(paired.ci_low_pp, paired.ci_high_pp)}"
                 )
     return lines

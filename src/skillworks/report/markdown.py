@@ -92,9 +92,10 @@ def render_markdown(summary: Summary) -> str:
                 "With",
                 "Without",
                 "Δ (pp)",
+                "Δ 95% CI",
                 "g",
-                "Paired Δ, scored (pp)",
-                "Bootstrap 95%",
+                "Scored-only paired Δ (pp)",
+                "Scored-only 95% CI",
                 "Paired",
                 "Unpaired",
             ],
@@ -105,6 +106,7 @@ def render_markdown(summary: Summary) -> str:
                     pct(d.with_rate),
                     pct(d.without_rate),
                     pp(d.delta_pp),
+                    interval_pp(d.ci_low_pp, d.ci_high_pp),
                     num(d.g, 3) if d.g is not None else "undefined (baseline 100%)",
                     pp(d.paired.delta_pp),
                     interval_pp(d.paired.ci_low_pp, d.paired.ci_high_pp),
@@ -114,12 +116,21 @@ def render_markdown(summary: Summary) -> str:
                 for d in s.deltas
             ],
         )
+        out += [
+            "Δ and its interval are on the fixed frame (missing and errored trials = 0, every task paired); the "
+            "scored-only columns leave errored trials out and pair only tasks scored on both sides.",
+            "",
+            "Mean over configurations (the paper's mean row: g is the mean of the per-configuration g):",
+            "",
+        ]
         out += _table(
-            ["Condition", "Configurations", "Mean Δ (pp)", "Mean g", "g undefined"],
+            ["Condition", "Configurations", "Mean rate", "Mean baseline", "Mean Δ (pp)", "Mean g", "g undefined"],
             [
                 [
                     g.condition,
                     str(g.n_configs),
+                    pct(g.mean_with_rate),
+                    pct(g.mean_without_rate),
                     pp(g.mean_delta_pp),
                     num(g.mean_g, 3),
                     str(g.n_g_undefined),

@@ -83,16 +83,26 @@ class DeltaRow(_Strict):
     with_rate: float
     without_rate: float
     delta_pp: float = Field(description="fixed-frame Δ")
+    ci_low_pp: float | None = Field(
+        default=None, description="paired bootstrap interval of the fixed-frame Δ (per-task frame rates)"
+    )
+    ci_high_pp: float | None = None
     g: float | None = Field(description="normalised gain Δ/(1 − without), fixed frame")
     g_note: str | None = None
     # Δ without errored trials is only formed over tasks scored on both sides (DESIGN: paired means paired)
-    paired: PairedDeltaOut = Field(description="Δ over tasks scored on both sides, bootstrap CI")
+    paired: PairedDeltaOut = Field(
+        description="scored-only variant: Δ over tasks scored on both sides (errors left out), bootstrap CI"
+    )
 
 
 class GainSummaryRow(_Strict):
+    """The mean row over agent configurations, as SkillsBench reports it."""
+
     condition: str
     baseline: str
     n_configs: int
+    mean_with_rate: float | None = Field(default=None, description="mean over configurations of the rate")
+    mean_without_rate: float | None = Field(default=None, description="mean over configurations of the baseline")
     mean_delta_pp: float | None
     mean_g: float | None
     n_g_undefined: int

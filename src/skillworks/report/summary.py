@@ -290,9 +290,18 @@ def build_summary(
                 continue
             row_gs: list[float | None] = []
             row_ds: list[float | None] = []
+            row_w: list[float | None] = []
+            row_wo: list[float | None] = []
             for agent in agent_names:
                 w, wo = macro[(cond, agent)], macro[(BASELINE, agent)]
                 g = normalised_gain(w.rate, wo.rate)
+                frame = paired_bootstrap_delta(  # the headline Δ's own interval: same fixed frame
+                    {t: v.rate for t, v in w.per_task.items()},
+                    {t: v.rate for t, v in wo.per_task.items()},
+                    resamples=resamples,
+                    seed=boot_seed,
+                    confidence=confidence,
+                )
                 pd = paired_bootstrap_delta(
                     {t: v.rate_excluding_errors for t, v in w.per_task.items()},
                     {t: v.rate_excluding_errors for t, v in wo.per_task.items()},
@@ -308,6 +317,8 @@ def build_summary(
                         with_rate=w.rate,
                         without_rate=wo.rate,
                         delta_pp=delta_pp(w.rate, wo.rate),
+                        ci_low_pp=frame.ci_low_pp,
+                        ci_high_pp=frame.ci_high_pp,
                         g=g,
                         g_note=None if g is not None else "undefined: the baseline is already 100%",
                         paired=PairedDeltaOut(
@@ -322,12 +333,16 @@ def build_summary(
                 )
                 row_gs.append(g)
                 row_ds.append(delta_pp(w.rate, wo.rate))
+                row_w.append(w.rate)
+                row_wo.append(wo.rate)
             mg, md = mean_of_defined(row_gs), mean_of_defined(row_ds)
             gain_summary.append(
                 GainSummaryRow(
                     condition=cond,
                     baseline=BASELINE,
                     n_configs=len(agent_names),
+                    mean_with_rate=mean_of_defined(row_w).mean,
+                    mean_without_rate=mean_of_defined(row_wo).mean,
                     mean_delta_pp=md.mean,
                     mean_g=mg.mean,
                     n_g_undefined=mg.n_undefined,

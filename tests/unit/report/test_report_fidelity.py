@@ -1,0 +1,61 @@
+"""Statistics as the papers define them: the headline Δ's interval is on its own (fixed) frame, the scored-only
+variant is labelled as such, and the mean row over configurations is reported (hand-computed runs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from skillworks.report import build_summary, render_markdown
+from skillworks.report.headline import headline_lines
+from skillworks.results import TrialError
+
+ERR = TrialError(category="sandbox_error", message="no container", phase="setup")
+
+
+def test_headline_delta_gets_an_interval_on_its_own_frame(fx: Any, tmp_path: Path) -> None:
+    # none: 0.5 on every task; curated: t1 all errored (0 in the frame), t2 and t3 solved.
+    # Fixed frame: 0.667 - 0.5 = +16.7 pp. Scored-only pairs t2, t3 only: +50 with the CI [50, 50],
+    # which excludes the headline Δ; the headline's own interval (diffs -0.5, +0.5, +0.5) contains it.
+    results = []
+    for task in ("t1", "t2", "t3"):
+        for k in range(2):
+            results.append(fx.trial(task, "none", k, 1.0 if k == 0 else 0.0))
+            if task == "t1":
+                results.append(fx.trial(task, "curated", k, None, error=ERR))
+            else:
+                results.append(fx.trial(task, "curated", k, 1.0))
+    run = fx.write_run(tmp_path, results, fx.experiment(tasks=("t1", "t2", "t3"), trials=2))
+    s = build_summary(run, resamples=2000)
+    (d,) = s.deltas
+    assert round(d.delta_pp, 1) == 16.7
+    assert d.ci_low_pp is not None and d.ci_high_pp is not None
+    assert d.ci_low_pp <= d.delta_pp <= d.ci_high_pp
+    assert (d.ci_low_pp, d.ci_high_pp) == (-50.0, 50.0)
+    assert d.paired.delta_pp == 50.0 and (d.paired.ci_low_pp, d.paired.ci_high_pp) == (50.0, 50.0)
+    text = "\n".join(headline_lines(s))
+    assert "Δ vs none +16.7 pp  95% CI [-50.0, +50.0]" in text
+    assert "scored-only: Δ +50.0 pp over 2 paired tasks  95% CI [+50.0, +50.0]" in text
+    md = render_markdown(s)
+    assert "| curated | a1 | 66.7% | 50.0% | +16.7 | [-50.0, +50.0] | 0.333 | +50.0 | [+50.0, +50.0] | 2 | t1 |" in md
+
+
+def test_mean_row_over_configurations(fx: Any, tmp_path: Path) -> None:
+    # a1: none 0.5, curated 1.0 (g 1.0); a2: none 0, curated 0.5 (g 0.5).
+    # mean row: none 25%, curated 75%, Δ +50, mean g 0.75 (g of the means would be 0.667)
+    results = []
+    for agent, none, curated in (("a1", (1.0, 0.0), (1.0, 1.0)), ("a2", (0.0, 0.0), (1.0, 0.0))):
+        for k in range(2):
+            results.append(fx.trial("t1", "none", k, none[k], agent=agent))
+            results.append(fx.trial("t1", "curated", k, curated[k], agent=agent))
+    agents = (
+        {"name": "builtin", "model": "scripted/demo", "options": {"label": "a1"}},
+        {"name": "builtin", "model": "scripted/demo", "options": {"label": "a2"}},
+    )
+    run = fx.write_run(tmp_path, results, fx.experiment(tasks=("t1",), trials=2, agents=agents))
+    s = build_summary(run, resamples=200)
+    (row,) = s.gain_summary
+    assert (row.n_configs, row.mean_without_rate, row.mean_with_rate, row.mean_delta_pp) == (2, 0.25, 0.75, 50.0)
+    assert row.mean_g == 0.75
+    md = render_markdown(s)
+    assert "| curated | 2 | 75.0% | 25.0% | +50.0 | 0.750 | 0 |" in md
