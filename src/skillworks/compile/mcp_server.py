@@ -31,7 +31,7 @@ def build_server(runtime: SkillRuntime) -> Any:
         envelope = await runtime.call(params.name, params.arguments)
         data = envelope.model_dump(mode="json")
         return types.CallToolResult(
-            content=[types.TextContent(text=envelope.model_dump_json())],
+            content=[types.TextContent(text=envelope.model_dump_json(exclude_defaults=True))],  # compact for models
             structured_content=data,
             is_error=False,
         )

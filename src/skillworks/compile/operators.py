@@ -14,6 +14,7 @@ from skillworks.compile.features import CommandLine, Features
 from skillworks.skills.package import SkillPackage
 
 MAX_COMMAND_OPERATORS = 8
+MAX_SCAN_CHARS = 64_000  # risk scan of a script: its first 64 kB (regex scans cost ~1 µs per character)
 _INTERPRETERS = {
     ".py": "python3",
     ".sh": "bash",
@@ -237,20 +238,23 @@ def script_operators(package: SkillPackage, feats: Features, source_file: str = 
     seen: set[str] = set()
     md_lines = (package.root / "SKILL.md").read_text(encoding="utf-8").splitlines()
     per_script = {s: sum(1 for key in examples if key[0] == s) for s in feats.scripts}
+    script_info: dict[str, tuple[list[Param], list[RiskFlag]]] = {}
     for (script, sub), (args, cmd) in sorted(examples.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         path = package.root / script
         suffix = Path(script).suffix
         params = _params_from_example(args)
-        if suffix == ".py":
-            params = _merge(params, _argparse_params(path))
+        if script not in script_info:  # each script is read, parsed and scanned once
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")[:MAX_SCAN_CHARS]
+            except OSError:
+                text = ""
+            script_info[script] = (_argparse_params(path) if suffix == ".py" else [], risks_of(text))
+        flags, script_risks = script_info[script]
+        params = _merge(params, flags)
         op_id = slug(Path(script).stem + (f"_{sub}" if sub else ""))
         while op_id in seen:
             op_id += "_2"
         seen.add(op_id)
-        try:
-            script_text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            script_text = ""
         line = cmd.line if cmd.line else 1
         ops.append(
             Operator(
@@ -263,12 +267,11 @@ def script_operators(package: SkillPackage, feats: Features, source_file: str = 
                     kind="script", interpreter=_INTERPRETERS.get(suffix, "bash"), script=script, template=sub
                 ),
                 # a script shared by several subcommands: the risks its documentation line names, else all
-                risks=risks_of(
-                    (script_text if per_script.get(script, 1) <= 1 else "")
-                    + "\n"
-                    + cmd.text
-                    + "\n"
-                    + (md_lines[cmd.line - 1] if 0 < cmd.line <= len(md_lines) else "")
+                risks=list(
+                    dict.fromkeys(
+                        (script_risks if per_script.get(script, 1) <= 1 else [])
+                        + risks_of(cmd.text + "\n" + (md_lines[cmd.line - 1] if 0 < cmd.line <= len(md_lines) else ""))
+                    )
                 ),
                 cacheable=False,
                 source=SourceRef(file=source_file if cmd.line else script, line_start=line, line_end=line),

@@ -30,10 +30,15 @@ from skillworks.compile.contract import Operator
 MAX_OUTPUT_CHARS = 16_000
 DEFAULT_TIMEOUT_SEC = 120.0
 DEOPT_TOOLS = ("list_skill_assets", "get_skill_asset", "search_skill_docs")
-_DEOPT_HINTS = [
-    "list_skill_assets(skill) lists every file of the original package",
-    "get_skill_asset(skill, path) returns one file, e.g. SKILL.md",
-    "search_skill_docs(query, skill?) searches the package's text",
+_DEOPT_HINTS = [  # the lossless fallback, reachable as operators of every run_<skill> handle
+    "operator=list_skill_assets",
+    "operator=get_skill_asset inputs={path} (e.g. SKILL.md)",
+    "operator=search_skill_docs inputs={query}",
+]
+_DEOPT_SIGNATURES = [
+    "list_skill_assets() - the original package's files",
+    "get_skill_asset(path: string) - one file of the original package",
+    "search_skill_docs(query: string) - full-text search of the original package",
 ]
 
 
@@ -169,40 +174,12 @@ class SkillRuntime:
             )
             for name, s in self.handles.items()
         ]
-        skill_prop = {"type": "string", "enum": sorted(self.skills)}
-        specs += [
-            ToolSpec(
-                "list_skill_assets",
-                "Files of a compiled skill's original package.",
-                {"type": "object", "properties": {"skill": skill_prop}, "required": ["skill"]},
-            ),
-            ToolSpec(
-                "get_skill_asset",
-                "One file of a compiled skill's original package (e.g. SKILL.md).",
-                {
-                    "type": "object",
-                    "properties": {"skill": skill_prop, "path": {"type": "string"}},
-                    "required": ["skill", "path"],
-                },
-            ),
-            ToolSpec(
-                "search_skill_docs",
-                "Search the compiled skills' original text.",
-                {
-                    "type": "object",
-                    "properties": {"query": {"type": "string"}, "skill": skill_prop},
-                    "required": ["query"],
-                },
-            ),
-        ]
         return specs
 
     async def call(self, name: str, arguments: dict[str, Any] | None) -> Envelope:
         args = dict(arguments or {})
         if name in self.handles:
             envelope = await self._run(self.handles[name], args)
-        elif name in DEOPT_TOOLS:
-            envelope = self._deopt(name, args)
         else:
             envelope = Envelope(
                 status="blocked",
@@ -241,6 +218,9 @@ class SkillRuntime:
                 )
             return self._disclose(skill, trace)
         trace.append("selected")
+        if operator_id in DEOPT_TOOLS:
+            inputs = args.get("inputs") or {}
+            return self._deopt(str(operator_id), {**(inputs if isinstance(inputs, dict) else {}), "skill": c.skill})
         op = next((o for o in c.operators if o.id == operator_id), None)
         if op is None:
             return Envelope(
@@ -312,24 +292,22 @@ class SkillRuntime:
 
     def _disclose(self, skill: CompiledSkill, trace: list[str]) -> Envelope:
         c = skill.contract
-        disclosed: dict[str, Any] = {
-            "skill": c.skill,
-            "shape": c.shape,
-            "type": c.type,
-            "policy": c.policy.model_dump(exclude={"selection"}),
-        }
+        policy = (
+            "guide-only: nothing runs"
+            if c.policy.action != "execute"
+            else f"operators run in your workspace; risky ones ({', '.join(c.risks) or 'none here'}) "
+            + ("are blocked" if c.policy.risky == "block" else "need confirm=true")
+            + "; network blocked"
+        )
+        disclosed: dict[str, Any] = {"skill": c.skill, "shape": c.shape, "type": c.type, "policy": policy}
         if c.shape == "insufficient":
             disclosed["instructions"] = (skill.capsule_dir / "SKILL.md").read_text(encoding="utf-8")
         # compact typed signatures (name?: optional); the full JSON schema comes back with any input error
-        disclosed["operators"] = [signature(o) for o in c.operators]
+        disclosed["operators"] = [signature(o) for o in c.operators] + _DEOPT_SIGNATURES
         if c.graph is not None:
             disclosed["steps"] = [
-                {
-                    "id": s.id,
-                    "name": s.name,
-                    **({"operator": s.operator} if s.operator else {}),
-                    "depends_on": s.depends_on,
-                }
+                f"{s.id}{' <' + ','.join(s.depends_on) + '>' if s.depends_on else ''}"
+                f"{' [' + s.operator + ']' if s.operator else ''}: {s.name}"
                 for s in c.graph.steps
             ]
         if c.shape == "reference":

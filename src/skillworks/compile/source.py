@@ -59,10 +59,7 @@ class CompiledSource:
         tool = {"kind": TOOL_KIND, "artifacts": [c["path"] for c in compiled]}
         record = {
             "compiled": compiled,
-            "visible_to_agent": [c["handle"] for c in compiled]
-            + ["list_skill_assets", "get_skill_asset", "search_skill_docs"]
-            if compiled
-            else [],
+            "visible_to_agent": [c["handle"] for c in compiled],  # MCP tools; the raw text only through them
             "raw_skills_staged": [],
             "compile_wall_sec": elapsed,
         }

@@ -17,6 +17,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from skillworks.compile import compile_to
+from skillworks.compile.runtime import Envelope
 
 REPO = Path(__file__).resolve().parents[3]
 LOAN_TASK = REPO / "examples/quickstart/loan-amortization"
@@ -40,7 +41,8 @@ def workdir(tmp_path: Path) -> Path:
 
 def _env(result: Any) -> dict[str, Any]:
     data: dict[str, Any] = result.structured_content
-    assert json.loads(result.content[0].text) == data  # the same envelope as text, for any client
+    # the same envelope as (compact) text, for any client
+    assert Envelope.model_validate_json(result.content[0].text) == Envelope.model_validate(data)
     return data
 
 
@@ -48,7 +50,7 @@ async def test_stdio_list_describe_execute_block_guide_and_deopt(compiled: Path,
     params = StdioServerParameters(command=SKILLWORKS, args=["serve-skills", str(compiled), "--workdir", str(workdir)])
     async with Client(params) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
-        assert set(tools) == {HANDLE, "list_skill_assets", "get_skill_asset", "search_skill_docs"}
+        assert set(tools) == {HANDLE}
         # the handle is compact: no operator schema before the skill is selected
         assert "amortize" not in json.dumps(tools[HANDLE].input_schema) and len(tools[HANDLE].description) < 600
 
@@ -93,13 +95,17 @@ async def test_stdio_list_describe_execute_block_guide_and_deopt(compiled: Path,
         guided = _env(await client.call_tool(HANDLE, {"query": "final payment true-up"}))
         assert guided["status"] == "guidance" and any("Final period" in h["text"] for h in guided["output"])
 
-        assets = _env(await client.call_tool("list_skill_assets", {"skill": LOAN.name}))
+        assets = _env(await client.call_tool(HANDLE, {"operator": "list_skill_assets"}))
         assert {a["path"] for a in assets["output"]} == {"SKILL.md", "scripts/amortize.py"}
-        raw = _env(await client.call_tool("get_skill_asset", {"skill": LOAN.name, "path": "SKILL.md"}))
+        raw = _env(await client.call_tool(HANDLE, {"operator": "get_skill_asset", "inputs": {"path": "SKILL.md"}}))
         assert raw["output"] == (LOAN / "SKILL.md").read_text()
-        found = _env(await client.call_tool("search_skill_docs", {"query": "Decimal rounding"}))
+        found = _env(
+            await client.call_tool(HANDLE, {"operator": "search_skill_docs", "inputs": {"query": "Decimal rounding"}})
+        )
         assert found["output"] and all(h["skill"] == LOAN.name for h in found["output"])
-        escape = _env(await client.call_tool("get_skill_asset", {"skill": LOAN.name, "path": "../contract.json"}))
+        escape = _env(
+            await client.call_tool(HANDLE, {"operator": "get_skill_asset", "inputs": {"path": "../contract.json"}})
+        )
         assert escape["status"] == "blocked"
 
 

@@ -94,8 +94,8 @@ def test_compiled_runtime_attacks_stay_in_the_sandbox(
         {
             "tool_calls": [
                 {
-                    "name": "get_skill_asset",
-                    "arguments": {"skill": "loan-amortization-schedules", "path": "../contract.json"},
+                    "name": HANDLE,
+                    "arguments": {"operator": "get_skill_asset", "inputs": {"path": "../contract.json"}},
                 }
             ]
         },

@@ -88,8 +88,11 @@ async def test_inputs_cannot_inject_shell(runtime: SkillRuntime, tmp_path: Path)
 
 async def test_fallback_stays_inside_the_capsule(runtime: SkillRuntime) -> None:
     for path in ("../contract.json", "/etc/passwd", "scripts/../../contract.json"):
-        out = await _call(runtime, "get_skill_asset", {"skill": "file-ops", "path": path})
+        out = await _call(runtime, "run_file_ops", {"operator": "get_skill_asset", "inputs": {"path": path}})
         assert out["status"] == "blocked", path
-    out = await _call(runtime, "get_skill_asset", {"skill": "nope", "path": "SKILL.md"})
-    assert out["status"] == "blocked"
-    assert (await _call(runtime, "no_such_tool", {}))["status"] == "blocked"
+    out = await _call(runtime, "run_file_ops", {"operator": "get_skill_asset", "inputs": {"path": "SKILL.md"}})
+    assert out["status"] == "guidance" and out["output"] == SKILL
+    # the fallback of one skill is that skill's package only
+    out = await _call(runtime, "run_file_ops", {"operator": "list_skill_assets", "inputs": {"skill": "other"}})
+    assert out["status"] == "guidance" and {a["path"] for a in out["output"]} >= {"SKILL.md", "scripts/ops.py"}
+    assert (await _call(runtime, "get_skill_asset", {"skill": "file-ops", "path": "SKILL.md"}))["status"] == "blocked"
