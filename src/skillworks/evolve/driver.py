@@ -305,7 +305,12 @@ async def run_evolve(
     console: Console | None = None,
 ) -> EvolveOutcome:
     from skillworks.agents.registry import create_agent
-    from skillworks.experiment.runner import _check_resume_compatible, _gateways, _sandbox_session
+    from skillworks.experiment.runner import (
+        _check_resume_compatible,
+        _gateways,
+        _make_gateways,
+        _sandbox_session,
+    )
     from skillworks.experiment.trial import TrialEnvironment
     from skillworks.sandbox import preflight_sandbox
 
@@ -330,10 +335,11 @@ async def run_evolve(
     if preflight is not None:
         await preflight()
     cfg.version = agent.version
+    built = _make_gateways(spec, {cfg.label: agent})  # a bad model fails here, before anything is written
     outcome = EvolveOutcome(run_dir=run_dir)
     with store.exclusive():
         store.write_spec(spec)
-        async with _gateways(spec, {cfg.label: agent}) as gateways:
+        async with _gateways(built) as gateways:
             patch_gateway = gateways[cfg.label]
             own_patch_gateway = None
             if options.patch_model and (options.patch_model, options.patch_api_base) != (cfg.model, cfg.api_base):
