@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from skillworks.gateway.internal import FinishReason, GatewayError, ModelResponse, TokenUsage, ToolCall
+from skillworks.gateway.internal import FinishReason, GatewayError, ModelResponse, ReasoningItem, TokenUsage, ToolCall
 
 
 def _malformed(why: str) -> GatewayError:
@@ -63,10 +63,40 @@ def parse_chat_completion(raw: Any) -> ModelResponse:
     reason = choice.get("finish_reason")
     finish: FinishReason = "tool_calls" if calls else ("length" if reason == "length" else "stop")
     reasoning = message.get("reasoning_content")
+    items = parse_thinking_blocks(message.get("thinking_blocks"))
+    text = reasoning if isinstance(reasoning, str) and reasoning else None
     return ModelResponse(
         text=content or "",
         tool_calls=calls,
         finish_reason=finish,
         usage=parse_usage(raw.get("usage")),
-        reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
+        reasoning=text or ("\n".join(i.text for i in items if i.text) or None),
+        reasoning_items=items or ([ReasoningItem(text=text)] if text else []),
     )
+
+
+def parse_thinking_blocks(blocks: Any) -> list[ReasoningItem]:
+    """Anthropic-style thinking blocks (as LiteLLM carries them on chat messages: `thinking_blocks`)."""
+    items: list[ReasoningItem] = []
+    for block in blocks if isinstance(blocks, list) else []:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "thinking":
+            signature = block.get("signature")
+            items.append(
+                ReasoningItem(text=str(block.get("thinking") or ""), signature=str(signature) if signature else None)
+            )
+        elif block.get("type") == "redacted_thinking" and block.get("data"):
+            items.append(ReasoningItem(encrypted=str(block["data"]), redacted=True))
+    return items
+
+
+def thinking_blocks(items: list[ReasoningItem]) -> list[dict[str, Any]]:
+    """Reasoning items as Anthropic-style thinking blocks (only signed or redacted ones can be sent back)."""
+    blocks: list[dict[str, Any]] = []
+    for item in items:
+        if item.redacted and item.encrypted:
+            blocks.append({"type": "redacted_thinking", "data": item.encrypted})
+        elif item.signature:
+            blocks.append({"type": "thinking", "thinking": item.text, "signature": item.signature})
+    return blocks

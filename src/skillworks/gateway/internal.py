@@ -62,12 +62,30 @@ class ToolCall:
 
 
 @dataclass
+class ReasoningItem:
+    """One piece of a model's reasoning, kept so that it can be sent back on the next turn.
+
+    Providers require it: Anthropic rejects a tool-use turn of an extended-thinking conversation whose
+    earlier assistant turn lost its signed thinking blocks; OpenAI reasoning models continue from the
+    reasoning items (encrypted content) of the previous turn. ``signature`` is Anthropic's (or Gemini's
+    thought signature); ``encrypted`` is OpenAI's ``encrypted_content`` or Anthropic's redacted thinking data.
+    """
+
+    text: str = ""
+    signature: str | None = None
+    encrypted: str | None = None
+    redacted: bool = False  # Anthropic `redacted_thinking`: `encrypted` holds its data, `text` is empty
+    id: str | None = None  # OpenAI Responses reasoning item id
+
+
+@dataclass
 class Message:
     role: Role
     content: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
     tool_call_id: str | None = None  # role == "tool": which call this answers
     cache_control: dict[str, Any] | None = None  # the client's prompt-cache hint (Anthropic), if any
+    reasoning: list[ReasoningItem] = field(default_factory=list)  # assistant: its reasoning, as the client sent it
 
 
 @dataclass
@@ -108,8 +126,16 @@ class ModelResponse:
     usage: TokenUsage = field(default_factory=TokenUsage)
     cost_usd: float = 0.0
     cost_source: str = "none"  # provider | litellm_price_table | script | none
-    reasoning: str | None = None
+    reasoning: str | None = None  # the reasoning text (all items' text joined)
+    reasoning_items: list[ReasoningItem] = field(default_factory=list)
     script_turn: int | None = None  # scripted provider: 1-based turn number replayed
+    ttft_ms: float | None = None  # time to the first streamed token from the provider, when it streamed
+
+    def reasoning_parts(self) -> list[ReasoningItem]:
+        """The reasoning as items (a provider that gave only text yields one unsigned item)."""
+        if self.reasoning_items:
+            return self.reasoning_items
+        return [ReasoningItem(text=self.reasoning)] if self.reasoning else []
 
 
 class GatewayError(Exception):

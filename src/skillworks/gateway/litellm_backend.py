@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from typing import Any
 
-from skillworks.gateway.completion import parse_chat_completion
+from skillworks.gateway.completion import parse_chat_completion, thinking_blocks
 from skillworks.gateway.internal import GatewayError, Message, ModelRequest, ModelResponse
 
 
@@ -20,9 +21,9 @@ def _litellm() -> Any:
     import litellm
 
     litellm.suppress_debug_info = True
-    # Let LiteLLM repair histories a provider would reject. In particular: the gateway does not carry
-    # thinking blocks across turns, and Anthropic rejects thinking + a tool-use turn without them;
-    # with modify_params LiteLLM then drops `thinking` for that call instead of failing it.
+    # Let LiteLLM repair histories a provider would reject. The gateway carries thinking blocks (with
+    # their signatures) across turns; a client that dropped them (so Anthropic would reject thinking +
+    # a tool-use turn) gets `thinking` dropped for that call instead of a failed call.
     litellm.modify_params = True
     return litellm
 
@@ -46,6 +47,13 @@ def to_openai_messages(request: ModelRequest, cache_hints: bool = False) -> list
             out.append({"role": "tool", "tool_call_id": m.tool_call_id or "", "content": _content(m, cache_hints)})
         elif m.role == "assistant":
             msg: dict[str, Any] = {"role": "assistant", "content": m.content or None}
+            if m.reasoning:  # carried back: signed thinking blocks (Anthropic) and the reasoning text
+                blocks = thinking_blocks(m.reasoning)
+                if blocks:
+                    msg["thinking_blocks"] = blocks
+                text = "\n".join(r.text for r in m.reasoning if r.text)
+                if text:
+                    msg["reasoning_content"] = text
             if m.tool_calls:
                 msg["tool_calls"] = [
                     {"id": tc.id, "type": "function", "function": {"name": tc.name, "arguments": tc.arguments}}
@@ -95,7 +103,12 @@ _OVERFLOW_HINTS = (
     "too many tokens",
     "input is too long",
 )
-_MALFORMED_HINTS = ("invalid response from llm endpoint", "expecting value", "jsondecodeerror")
+_MALFORMED_HINTS = (
+    "invalid response from llm endpoint",
+    "expecting value",
+    "jsondecodeerror",
+    "stream ended before a finish_reason",
+)
 
 
 def classify_exception(exc: Exception) -> GatewayError:
@@ -136,6 +149,20 @@ def classify_exception(exc: Exception) -> GatewayError:
         return GatewayError("malformed_response", msg, **kw)
     # 5xx classes, connection errors and anything unexpected from the provider stack.
     return GatewayError("server_error", msg, **kw)
+
+
+def _has_token(chunk: Any) -> bool:
+    """Whether a streamed chunk carries model output (text, reasoning or a tool call), not only a role."""
+    try:
+        delta = chunk.choices[0].delta
+    except (AttributeError, IndexError, TypeError):
+        return False
+    return bool(
+        getattr(delta, "content", None)
+        or getattr(delta, "reasoning_content", None)
+        or getattr(delta, "tool_calls", None)
+        or getattr(delta, "thinking_blocks", None)
+    )
 
 
 class LiteLLMBackend:
@@ -184,30 +211,54 @@ class LiteLLMBackend:
         return kwargs
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
+        """One model call, streamed from the provider (so the time to the first token is measured),
+        then assembled into one answer with LiteLLM's chunk builder."""
         litellm = _litellm()
+        kwargs = self._kwargs(request) | {"stream": True, "stream_options": {"include_usage": True}}
+        started = time.monotonic()
+        ttft: float | None = None
+        chunks: list[Any] = []
         try:
-            result = await litellm.acompletion(**self._kwargs(request))
+            stream = await litellm.acompletion(**kwargs)
+            async for chunk in stream:
+                if ttft is None and _has_token(chunk):
+                    ttft = (time.monotonic() - started) * 1000
+                chunks.append(chunk)
+            result = litellm.stream_chunk_builder(chunks, messages=kwargs["messages"])
         except GatewayError:
             raise
         except Exception as exc:
             raise classify_exception(exc) from exc
+        if result is None:
+            raise GatewayError("malformed_response", "the provider's stream held no answer")
         try:
             raw = result.model_dump() if hasattr(result, "model_dump") else dict(result)
         except Exception as exc:
             raise GatewayError("malformed_response", f"cannot read provider answer: {exc}") from exc
         response = parse_chat_completion(raw)
+        if ttft is None and not response.text and not response.tool_calls and not response.reasoning:
+            # LiteLLM closes any stream with a `stop` chunk (and estimates the prompt's tokens): a stream
+            # without a single token of text, reasoning or tool call brought no answer
+            raise GatewayError("malformed_response", "the provider's stream held no answer")
+        response.ttft_ms = round(ttft, 3) if ttft is not None else None
         self._cost(litellm, result, raw, response)
         return response
 
     def _cost(self, litellm: Any, result: Any, raw: dict[str, Any], response: ModelResponse) -> None:
-        usage = raw.get("usage") if isinstance(raw.get("usage"), dict) else {}
+        """The provider's reported cost (usage.cost) wins over LiteLLM's price table. On a streamed answer
+        LiteLLM fills usage.cost from its price table itself, so a cost equal to the table's is the table's."""
+        usage: dict[str, Any] = raw["usage"] if isinstance(raw.get("usage"), dict) else {}
         reported = usage.get("cost") if usage else None
-        if isinstance(reported, int | float) and not isinstance(reported, bool):
-            response.cost_usd, response.cost_source = float(reported), "provider"
-            return
         try:
-            cost = litellm.completion_cost(completion_response=result, model=self.model)
+            counted = litellm.Usage(**{k: v for k, v in usage.items() if k != "cost"})
+            table: float | None = float(sum(litellm.cost_per_token(model=self.model, usage_object=counted)))
         except Exception:
+            table = None
+        given = float(reported) if isinstance(reported, int | float) and not isinstance(reported, bool) else None
+        if given is not None and (table is None or abs(given - table) > 1e-12) and (given or table is not None):
+            response.cost_usd, response.cost_source = given, "provider"
+            return
+        if table is None:
             response.cost_usd, response.cost_source = 0.0, "none"
             return
-        response.cost_usd, response.cost_source = float(cost or 0.0), "litellm_price_table"
+        response.cost_usd, response.cost_source = table, "litellm_price_table"

@@ -47,6 +47,10 @@ class GatewayCall(BaseModel):
     cost_usd: float = 0.0
     cost_source: CostSource = "none"
     latency_ms: float = 0.0
+    ttft_ms: float | None = Field(
+        default=None, description="time to the provider's first streamed token (None when it did not stream)"
+    )
+    reasoning_items: int = Field(default=0, description="reasoning (thinking) items in the answer")
     status: Literal["ok", "error"] = "ok"
     http_status: int = 200
     error_class: str | None = None

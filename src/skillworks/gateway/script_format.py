@@ -46,6 +46,11 @@ class ScriptExpect(_Strict):
     last_user_contains: str | None = None
     tool_result_contains: str | None = None
     has_tool: str | None = None
+    reasoning_carried: bool = Field(
+        default=False,
+        description="every signed thinking block this trial's earlier turns produced is sent back unchanged "
+        "(as Anthropic requires for extended thinking with tool use)",
+    )
 
 
 class ScriptFail(_Strict):
@@ -57,6 +62,9 @@ class ScriptFail(_Strict):
 
 class ScriptTurn(_Strict):
     text: str | None = None
+    thinking: str | None = Field(
+        default=None, description="reasoning the fake model emits first, as a signed thinking block"
+    )
     tool_calls: list[ScriptToolCall] = Field(default_factory=list)
     usage: ScriptUsage | None = None
     cost_usd: float | None = Field(default=None, ge=0)

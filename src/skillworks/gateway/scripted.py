@@ -8,6 +8,7 @@ For tests and deterministic harness checks only; never a substitute for a real m
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,7 @@ class ScriptedSession:
         self.cursor = 0
         self.requests = 0
         self._failures: dict[int, int] = {}
+        self._signed: list[tuple[str, str]] = []  # (thinking, signature) this trial's turns produced
         self._lock = asyncio.Lock()
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
@@ -122,6 +124,7 @@ class ScriptedSession:
                 upstream_status=status,
             )
         response = parse_chat_completion(self._raw(turn, index + 1, request))
+        self._signed += [(r.text, r.signature) for r in response.reasoning_items if r.signature]
         self.cursor += 1
         response.cost_usd = turn.cost_usd or 0.0
         response.cost_source = "script"
@@ -156,6 +159,15 @@ class ScriptedSession:
                     f"{head} expected the last user message to contain "
                     f"{expect.last_user_contains!r}, got: {_quote(got)}",
                 )
+        if expect.reasoning_carried:
+            sent = {(r.text, r.signature) for m in request.messages if m.role == "assistant" for r in m.reasoning}
+            missing = [text for text, sig in self._signed if (text, sig) not in sent]
+            if not self._signed or missing:
+                raise GatewayError(
+                    "script_mismatch",
+                    f"{head} expected the earlier turns' signed thinking back unchanged; "
+                    + (f"missing: {_quote(missing[0])}" if missing else "no earlier turn produced thinking"),
+                )
         if expect.tool_result_contains is not None:
             results = _recent_tool_results(request.messages)
             if not any(expect.tool_result_contains in m.content for m in results):
@@ -185,6 +197,11 @@ class ScriptedSession:
         message: dict[str, Any] = {"role": "assistant", "content": text or None}
         if calls:
             message["tool_calls"] = calls
+        if turn.thinking:
+            # a deterministic stand-in for the provider's signature: changing the text breaks it
+            signature = "scripted-" + hashlib.sha256(f"{self.trial_id}\0{turn.thinking}".encode()).hexdigest()[:32]
+            message["reasoning_content"] = turn.thinking
+            message["thinking_blocks"] = [{"type": "thinking", "thinking": turn.thinking, "signature": signature}]
         return {
             "id": f"scripted-{number}",
             "object": "chat.completion",

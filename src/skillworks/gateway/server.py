@@ -409,6 +409,8 @@ class Gateway:
             call.tool_names = [c.name for c in response.tool_calls]
             call.finish_reason = response.finish_reason
             call.script_turn = response.script_turn
+            call.ttft_ms = response.ttft_ms
+            call.reasoning_items = len(response.reasoning_parts())
         return call
 
     def _record(self, trial: _Trial, call: GatewayCall) -> None:

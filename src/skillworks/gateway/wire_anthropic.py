@@ -11,6 +11,7 @@ from skillworks.gateway.internal import (
     Message,
     ModelRequest,
     ModelResponse,
+    ReasoningItem,
     ToolCall,
     ToolSpec,
     content_text,
@@ -70,6 +71,17 @@ def _tool_choice(choice: Any) -> str | None:
     return {"auto": "auto", "any": "required", "none": "none"}.get(str(kind))
 
 
+def _reasoning(blocks: list[dict[str, Any]]) -> list[ReasoningItem]:
+    """Thinking blocks of an assistant turn, signatures kept (they must go back to the provider as sent)."""
+    items: list[ReasoningItem] = []
+    for b in blocks:
+        if b.get("type") == "thinking":
+            items.append(ReasoningItem(text=str(b.get("thinking") or ""), signature=b.get("signature") or None))
+        elif b.get("type") == "redacted_thinking" and b.get("data"):
+            items.append(ReasoningItem(encrypted=str(b["data"]), redacted=True))
+    return items
+
+
 def parse_request(body: dict[str, Any]) -> ModelRequest:
     raw = body.get("messages")
     if not isinstance(raw, list):
@@ -95,7 +107,7 @@ def parse_request(body: dict[str, Any]) -> ModelRequest:
                 for b in blocks
                 if b.get("type") == "tool_use"
             ]
-            messages.append(Message("assistant", text, tool_calls=calls))
+            messages.append(Message("assistant", text, tool_calls=calls, reasoning=_reasoning(blocks)))
             continue
         texts: list[str] = []
         for b in blocks:
@@ -145,6 +157,11 @@ def _usage(resp: ModelResponse) -> dict[str, Any]:
 
 def _content(resp: ModelResponse) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
+    for item in resp.reasoning_parts():  # thinking first, as Anthropic answers
+        if item.redacted and item.encrypted:
+            blocks.append({"type": "redacted_thinking", "data": item.encrypted})
+        else:
+            blocks.append({"type": "thinking", "thinking": item.text, "signature": item.signature or ""})
     if resp.text or not resp.tool_calls:
         blocks.append({"type": "text", "text": resp.text})
     for tc in resp.tool_calls:
@@ -178,7 +195,19 @@ def render_stream(resp: ModelResponse, req: ModelRequest, model_id: str, body: d
         events.append(SSEEvent({"type": kind, **fields}, kind))
 
     for index, block in enumerate(_content(resp)):
-        if block["type"] == "text":
+        if block["type"] == "thinking":
+            ev("content_block_start", index=index, content_block={"type": "thinking", "thinking": "", "signature": ""})
+            if block["thinking"]:
+                ev("content_block_delta", index=index, delta={"type": "thinking_delta", "thinking": block["thinking"]})
+            if block["signature"]:
+                ev(
+                    "content_block_delta",
+                    index=index,
+                    delta={"type": "signature_delta", "signature": block["signature"]},
+                )
+        elif block["type"] == "redacted_thinking":
+            ev("content_block_start", index=index, content_block=block)
+        elif block["type"] == "text":
             ev("content_block_start", index=index, content_block={"type": "text", "text": ""})
             if block["text"]:
                 ev("content_block_delta", index=index, delta={"type": "text_delta", "text": block["text"]})

@@ -24,6 +24,7 @@ from skillworks.gateway.internal import (
     Message,
     ModelRequest,
     ModelResponse,
+    ReasoningItem,
     ToolCall,
     ToolSpec,
 )
@@ -108,6 +109,18 @@ def _tool_choice(config: Any) -> str | None:
     return _CHOICE.get(str(calling.get("mode")))
 
 
+def _thoughts(parts: list[dict[str, Any]]) -> list[ReasoningItem]:
+    """A model turn's thought parts and thought signatures (Gemini needs the signatures back)."""
+    items: list[ReasoningItem] = []
+    for part in parts:
+        signature = part.get("thoughtSignature") or part.get("thought_signature")
+        if part.get("thought") and isinstance(part.get("text"), str):
+            items.append(ReasoningItem(text=part["text"], signature=str(signature) if signature else None))
+        elif signature:
+            items.append(ReasoningItem(signature=str(signature)))
+    return items
+
+
 def parse_request(body: dict[str, Any], *, model: str | None = None, stream: bool = False) -> ModelRequest:
     """Parse a generateContent body. `model` and `stream` come from the path; they are also set on `body`
     (``model``, ``stream``), which is what the gateway records in gateway.jsonl for every wire format."""
@@ -136,7 +149,7 @@ def parse_request(body: dict[str, Any], *, model: str | None = None, stream: boo
                     call_id = str(fc.get("id") or f"gemini_{counter}")
                     calls.append(ToolCall(call_id, fc["name"], json.dumps(fc.get("args") or {})))
             pending += calls
-            messages.append(Message("assistant", _parts_text(parts), tool_calls=calls))
+            messages.append(Message("assistant", _parts_text(parts), tool_calls=calls, reasoning=_thoughts(parts)))
         elif role in ("user", "function", "tool"):
             texts: list[str] = []
             for part in parts:
@@ -191,6 +204,13 @@ def _usage(resp: ModelResponse) -> dict[str, Any]:
 
 def _parts(resp: ModelResponse) -> list[dict[str, Any]]:
     parts: list[dict[str, Any]] = []
+    for item in resp.reasoning_parts():
+        if item.redacted:
+            continue
+        thought: dict[str, Any] = {"text": item.text, "thought": True}
+        if item.signature:
+            thought["thoughtSignature"] = item.signature
+        parts.append(thought)
     if resp.text or not resp.tool_calls:
         parts.append({"text": resp.text})
     parts += [{"functionCall": {"name": tc.name, "args": tc.arguments_dict()}} for tc in resp.tool_calls]
@@ -213,13 +233,14 @@ def render_response(
 
 
 def render_stream(resp: ModelResponse, req: ModelRequest, model_id: str, body: dict[str, Any]) -> list[SSEEvent]:
-    """Text first (when there is text and calls), then the calls with the finish reason and usage."""
+    """Thoughts and text first (when there are calls too), then the calls with the finish reason and usage."""
     response_id = uuid.uuid4().hex[:24]
     parts = _parts(resp)
     events: list[SSEEvent] = []
-    if resp.text and resp.tool_calls:
-        events.append(SSEEvent(_chunk(parts[:1], model_id, response_id, None)))
-        parts = parts[1:]
+    first_call = next((i for i, p in enumerate(parts) if "functionCall" in p), len(parts))
+    if resp.tool_calls and first_call > 0:
+        events.append(SSEEvent(_chunk(parts[:first_call], model_id, response_id, None)))
+        parts = parts[first_call:]
     last = _chunk(parts, model_id, response_id, _FINISH[resp.finish_reason])
     last["usageMetadata"] = _usage(resp)
     events.append(SSEEvent(last))

@@ -6,11 +6,13 @@ import time
 import uuid
 from typing import Any
 
+from skillworks.gateway.completion import parse_thinking_blocks, thinking_blocks
 from skillworks.gateway.internal import (
     GatewayError,
     Message,
     ModelRequest,
     ModelResponse,
+    ReasoningItem,
     ToolCall,
     ToolSpec,
     content_text,
@@ -45,6 +47,16 @@ def parse_tool_choice(choice: Any) -> str | None:
     return None
 
 
+def _reasoning(message: dict[str, Any]) -> list[ReasoningItem]:
+    """An assistant message's reasoning: signed `thinking_blocks` (LiteLLM's convention) win over the
+    plain `reasoning_content` text (DeepSeek, vLLM, LiteLLM)."""
+    items = parse_thinking_blocks(message.get("thinking_blocks"))
+    text = message.get("reasoning_content") or message.get("reasoning")
+    if not items and isinstance(text, str) and text:
+        items = [ReasoningItem(text=text)]
+    return items
+
+
 def parse_request(body: dict[str, Any]) -> ModelRequest:
     raw_messages = body.get("messages")
     if not isinstance(raw_messages, list) or not raw_messages:
@@ -69,7 +81,7 @@ def parse_request(body: dict[str, Any]) -> ModelRequest:
                 for j, tc in enumerate(m.get("tool_calls") or [])
                 if isinstance(tc, dict)
             ]
-            messages.append(Message("assistant", text, tool_calls=calls))
+            messages.append(Message("assistant", text, tool_calls=calls, reasoning=_reasoning(m)))
         elif role in ("tool", "function"):
             messages.append(Message("tool", text, tool_call_id=m.get("tool_call_id") or m.get("name")))
         else:
@@ -112,6 +124,9 @@ def render_response(
         message["tool_calls"] = _calls(resp)
     if resp.reasoning:
         message["reasoning_content"] = resp.reasoning
+    blocks = thinking_blocks(resp.reasoning_parts())
+    if blocks:
+        message["thinking_blocks"] = blocks
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
         "object": "chat.completion",
@@ -134,6 +149,11 @@ def render_stream(resp: ModelResponse, req: ModelRequest, model_id: str, body: d
         return SSEEvent({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
 
     events = [chunk({"role": "assistant", "content": ""})]
+    if resp.reasoning:
+        events.append(chunk({"reasoning_content": resp.reasoning}))
+    blocks = thinking_blocks(resp.reasoning_parts())
+    if blocks:
+        events.append(chunk({"thinking_blocks": blocks}))
     if resp.text:
         events.append(chunk({"content": resp.text}))
     for i, tc in enumerate(resp.tool_calls):

@@ -16,6 +16,7 @@ from skillworks.gateway.internal import (
     Message,
     ModelRequest,
     ModelResponse,
+    ReasoningItem,
     ToolCall,
     ToolSpec,
     content_text,
@@ -39,11 +40,31 @@ def _output_text(output: Any) -> str:
     return output if isinstance(output, str) else content_text(output)
 
 
+_SIGNATURE = "sig:"  # encrypted_content that carries another provider's thinking signature (opaque to clients)
+
+
 def _add_call(messages: list[Message], call: ToolCall) -> None:
     if messages and messages[-1].role == "assistant":
         messages[-1].tool_calls.append(call)
     else:
         messages.append(Message("assistant", "", tool_calls=[call]))
+
+
+def _reasoning_item(item: dict[str, Any]) -> ReasoningItem:
+    parts = [p for p in (item.get("summary") or []) + (item.get("content") or []) if isinstance(p, dict)]
+    text = "\n".join(str(p.get("text") or "") for p in parts if p.get("text"))
+    encrypted = item.get("encrypted_content") if isinstance(item.get("encrypted_content"), str) else None
+    if encrypted and encrypted.startswith(_SIGNATURE):
+        return ReasoningItem(text=text, signature=encrypted.removeprefix(_SIGNATURE), id=item.get("id"))
+    return ReasoningItem(text=text, encrypted=encrypted or None, id=item.get("id"))
+
+
+def _bare_assistant(messages: list[Message]) -> Message | None:
+    """The last message when it is an assistant turn that so far holds only reasoning."""
+    last = messages[-1] if messages else None
+    if last is not None and last.role == "assistant" and not last.content and not last.tool_calls:
+        return last
+    return None
 
 
 def _parse_item(messages: list[Message], item: dict[str, Any], i: int) -> None:
@@ -56,7 +77,11 @@ def _parse_item(messages: list[Message], item: dict[str, Any], i: int) -> None:
         elif role == "user":
             messages.append(Message("user", text))
         elif role == "assistant":
-            messages.append(Message("assistant", text))
+            bare = _bare_assistant(messages)
+            if bare is not None:  # the reasoning that led to this message
+                bare.content = text
+            else:
+                messages.append(Message("assistant", text))
         else:
             raise _bad(f"input[{i}].role {role!r} is not supported")
     elif kind == "function_call":
@@ -65,13 +90,19 @@ def _parse_item(messages: list[Message], item: dict[str, Any], i: int) -> None:
     elif kind == "custom_tool_call":
         args = json.dumps({"input": item.get("input", "")})
         _add_call(messages, ToolCall(str(item.get("call_id", "")), str(item.get("name", "")), args))
+    elif kind == "reasoning":  # kept: a reasoning model continues from it on the next turn
+        bare = _bare_assistant(messages)
+        if bare is not None:
+            bare.reasoning.append(_reasoning_item(item))
+        else:
+            messages.append(Message("assistant", "", reasoning=[_reasoning_item(item)]))
     elif kind.endswith("_call_output"):
         call_id = str(item.get("call_id", ""))
         messages.append(Message("tool", _output_text(item.get("output")), tool_call_id=call_id))
     elif kind.endswith("_call") and item.get("call_id"):
         args = json.dumps(item.get("action") or {})
         _add_call(messages, ToolCall(str(item["call_id"]), str(item.get("name") or kind), args))
-    # reasoning items and anything else carry nothing the model needs re-sent
+    # anything else carries nothing the model needs re-sent
 
 
 def _parse_tools(tools: Any) -> list[ToolSpec]:
@@ -119,6 +150,16 @@ def parse_request(body: dict[str, Any]) -> ModelRequest:
 def _items(resp: ModelResponse, req: ModelRequest) -> list[dict[str, Any]]:
     custom = {t.name for t in req.tools if t.kind == "custom"}
     items: list[dict[str, Any]] = []
+    for part in resp.reasoning_parts():
+        encrypted = part.encrypted or (_SIGNATURE + part.signature if part.signature else None)
+        items.append(
+            {
+                "type": "reasoning",
+                "id": part.id or f"rs_{uuid.uuid4().hex[:24]}",
+                "summary": [{"type": "summary_text", "text": part.text}] if part.text else [],
+                "encrypted_content": encrypted,
+            }
+        )
     if resp.text or not resp.tool_calls:
         items.append(
             {
@@ -163,7 +204,7 @@ def _usage(resp: ModelResponse) -> dict[str, Any]:
         "input_tokens": u.input_tokens,
         "input_tokens_details": {"cached_tokens": u.cached_tokens},
         "output_tokens": u.output_tokens,
-        "output_tokens_details": {"reasoning_tokens": 0},
+        "output_tokens_details": {"reasoning_tokens": 0},  # not reported separately by the providers we read
         "total_tokens": u.input_tokens + u.output_tokens,
     }
 
@@ -210,7 +251,24 @@ def render_stream(resp: ModelResponse, req: ModelRequest, model_id: str, body: d
     ev("response.in_progress", response=start)
     for n, item in enumerate(final["output"]):
         kind, iid = item["type"], item["id"]
-        if kind == "message":
+        if kind == "reasoning":
+            ev("response.output_item.added", output_index=n, item={**item, "summary": []})
+            for k, part in enumerate(item["summary"]):
+                empty = {"type": "summary_text", "text": ""}
+                ev("response.reasoning_summary_part.added", item_id=iid, output_index=n, summary_index=k, part=empty)
+                ev(
+                    "response.reasoning_summary_text.delta",
+                    item_id=iid, output_index=n, summary_index=k, delta=part["text"],
+                )  # fmt: skip
+                ev(
+                    "response.reasoning_summary_text.done",
+                    item_id=iid,
+                    output_index=n,
+                    summary_index=k,
+                    text=part["text"],
+                )
+                ev("response.reasoning_summary_part.done", item_id=iid, output_index=n, summary_index=k, part=part)
+        elif kind == "message":
             text = item["content"][0]["text"]
             empty_part = {"type": "output_text", "text": "", "annotations": []}
             ev("response.output_item.added", output_index=n, item={**item, "status": "in_progress", "content": []})

@@ -1,6 +1,7 @@
 """The LiteLLM backend against a local fake OpenAI-compatible server on 127.0.0.1 (standing in for
 Ollama / vLLM: `--model openai/<name> --api-base http://127.0.0.1:PORT/v1`). The fake server is the
-only faked part; LiteLLM, the gateway and the client SDKs are real."""
+only faked part; LiteLLM, the gateway and the client SDKs are real. The gateway streams from the
+provider (issue 17), so the fake answers in SSE chunks as such a server does."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from aiohttp import web
 
 from skillworks.gateway import Gateway, RetryPolicy, read_calls, usage_totals
 
+from ._fake_streams import openai_chunks, send_stream
+
 RETRY = RetryPolicy(max_attempts=3, base_delay_sec=0.01, max_delay_sec=0.5, timeout_sec=20)
 
 
@@ -32,6 +35,7 @@ class FakeProvider:
     base_url: str
     replies: list[Reply]
     requests: list[dict[str, Any]]
+    pause: float = 0.0  # seconds a streamed answer holds back after its first token
 
 
 def completion(text: str | None, calls: list[dict[str, Any]] | None = None, **usage: Any) -> dict[str, Any]:
@@ -53,8 +57,11 @@ async def fake_provider() -> AsyncIterator[FakeProvider]:
     state = FakeProvider("", [], [])
 
     async def chat(request: web.Request) -> web.StreamResponse:
-        state.requests.append(await request.json())
+        body = await request.json()
+        state.requests.append(body)
         reply = state.replies.pop(0) if state.replies else Reply(body=completion("default"))
+        if body.get("stream") and reply.status == 200 and isinstance(reply.body, dict):
+            return await send_stream(request, openai_chunks(reply.body), state.pause)
         if isinstance(reply.body, str):
             return web.Response(status=reply.status, text=reply.body, headers=reply.headers)
         return web.json_response(reply.body, status=reply.status, headers=reply.headers)
@@ -182,3 +189,46 @@ async def test_provider_errors_are_retried_and_classified(
     [call] = read_calls(channel.log_path)
     assert (call.error_class, call.attempts, call.http_status) == (error_class, attempts, status)
     assert len(fake_provider.requests) == attempts
+
+
+async def test_upstream_is_streamed_and_time_to_first_token_recorded(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    """Issue 17: the provider's first token arrives long before its last; the record tells them apart."""
+    fake_provider.pause = 0.5
+    thinking = [{"type": "thinking", "thinking": "count them", "signature": "sig-up-1"}]
+    first = completion("Counting.", reasoning_content="count them", thinking_blocks=thinking)
+    first["choices"][0]["message"].update(first.pop("usage_extra", {}))
+    fake_provider.replies = [Reply(body=_with_reasoning(first)), Reply(body=completion("41"))]
+    gw, channel = await _gateway("openai/whatever", fake_provider, tmp_path)
+    try:
+        client = anthropic.AsyncAnthropic(base_url=channel.tcp_base_url, api_key="k", max_retries=0)
+        messages: Any = [{"role": "user", "content": "count"}]
+        answer = await client.messages.create(model="c", max_tokens=50, messages=messages)
+        assert [b.type for b in answer.content] == ["thinking", "text"]
+        messages += [
+            {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in answer.content]},
+            {"role": "user", "content": "go on"},
+        ]
+        await client.messages.create(model="c", max_tokens=50, messages=messages)
+    finally:
+        await gw.stop()
+    assert all(r["stream"] is True for r in fake_provider.requests)
+    [call, _] = read_calls(channel.log_path)
+    assert call.ttft_ms is not None and call.latency_ms - call.ttft_ms >= 400, (call.ttft_ms, call.latency_ms)
+    assert call.reasoning_items == 1 and call.output_tokens == 100
+    # the signed thinking went back to the provider on the next turn
+    assistant = fake_provider.requests[1]["messages"][1]
+    assert assistant["role"] == "assistant"
+    assert json.dumps(thinking)[1:-1] in json.dumps(assistant) or assistant.get("thinking_blocks") == thinking, (
+        assistant
+    )
+
+
+def _with_reasoning(body: dict[str, Any]) -> dict[str, Any]:
+    """completion() puts extra keys in usage; move the reasoning fields onto the message."""
+    usage = body["usage"]
+    message = body["choices"][0]["message"]
+    for key in ("reasoning_content", "thinking_blocks"):
+        message[key] = usage.pop(key)
+    return body

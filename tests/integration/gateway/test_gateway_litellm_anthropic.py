@@ -1,5 +1,5 @@
 """The LiteLLM backend speaking to an Anthropic-format provider: a local fake of the Anthropic
-Messages API on 127.0.0.1 (the only faked part). Checks that the client's prompt-cache hints reach
+Messages API on 127.0.0.1 (the only faked part; it streams, as the gateway asks it to). Checks that the client's prompt-cache hints reach
 the provider, that cache reads are accounted, and that cost comes from LiteLLM's price table."""
 
 from __future__ import annotations
@@ -14,33 +14,39 @@ from aiohttp import web
 
 from skillworks.gateway import Gateway, RetryPolicy, read_calls, usage_totals
 
+from ._fake_streams import anthropic_events, send_stream
+
 
 @pytest.fixture
 async def fake_anthropic() -> AsyncIterator[tuple[str, list[dict[str, Any]]]]:
     seen: list[dict[str, Any]] = []
 
-    async def messages(request: web.Request) -> web.Response:
-        seen.append(await request.json())
-        return web.json_response(
-            {
-                "id": "msg_fake",
-                "type": "message",
-                "role": "assistant",
-                "model": "claude-haiku-4-5",
-                "content": [
-                    {"type": "text", "text": "Reading it."},
-                    {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"path": "SKILL.md"}},
-                ],
-                "stop_reason": "tool_use",
-                "stop_sequence": None,
-                "usage": {
-                    "input_tokens": 100,
-                    "output_tokens": 50,
-                    "cache_read_input_tokens": 2000,
-                    "cache_creation_input_tokens": 0,
-                },
-            }
-        )
+    async def messages(request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        seen.append(body)
+        thinking = [{"type": "thinking", "thinking": "The skill says how.", "signature": "sig-anthropic-1"}]
+        answer = {
+            "id": "msg_fake",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-haiku-4-5",
+            "content": [
+                *(thinking if body.get("thinking") else []),
+                {"type": "text", "text": "Reading it."},
+                {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"path": "SKILL.md"}},
+            ],
+            "stop_reason": "tool_use",
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": 100,
+                "output_tokens": 50,
+                "cache_read_input_tokens": 2000,
+                "cache_creation_input_tokens": 0,
+            },
+        }
+        if body.get("stream"):
+            return await send_stream(request, anthropic_events(answer))
+        return web.json_response(answer)
 
     app = web.Application()
     app.router.add_post("/v1/messages", messages)
@@ -92,11 +98,11 @@ async def test_claude_code_style_call_through_litellm_anthropic(
     assert usage_totals(tmp_path / "gateway.jsonl").cost_usd == pytest.approx(call.cost_usd)
 
 
-async def test_thinking_is_kept_on_first_turn_and_dropped_after_tool_use(
+async def test_thinking_blocks_are_carried_back_to_the_provider_after_tool_use(
     fake_anthropic: tuple[str, list[dict[str, Any]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The gateway does not carry thinking blocks across turns; Anthropic would reject thinking with
-    a tool-use history lacking them, so LiteLLM (modify_params) drops thinking for those calls."""
+    """Issue 17: Anthropic rejects extended thinking with a tool-use history that lost its signed thinking
+    blocks; the gateway carries them (client -> gateway -> LiteLLM -> provider), so thinking stays on."""
     api_base, seen = fake_anthropic
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     gw = Gateway("anthropic/claude-sonnet-4-5", api_base=api_base, retry=RetryPolicy(max_attempts=1), tcp_port=0)
@@ -117,5 +123,15 @@ async def test_thinking_is_kept_on_first_turn_and_dropped_after_tool_use(
         await client.messages.create(model="c", max_tokens=8000, thinking=thinking, messages=messages, tools=tools)
     finally:
         await gw.stop()
-    assert "thinking" in seen[0] and "thinking" not in seen[1]
-    assert [c.status for c in read_calls(tmp_path / "gateway.jsonl")] == ["ok", "ok"]
+    assert [b.type for b in first.content] == ["thinking", "text", "tool_use"]
+    assert "thinking" in seen[0] and "thinking" in seen[1]  # not dropped for the tool-use turn
+    assistant = seen[1]["messages"][1]
+    assert assistant["role"] == "assistant"
+    assert assistant["content"][0] == {
+        "type": "thinking",
+        "thinking": "The skill says how.",
+        "signature": "sig-anthropic-1",
+    }
+    calls = read_calls(tmp_path / "gateway.jsonl")
+    assert [c.status for c in calls] == ["ok", "ok"] and [c.reasoning_items for c in calls] == [1, 1]
+    assert all(c.ttft_ms is not None and c.ttft_ms <= c.latency_ms for c in calls)

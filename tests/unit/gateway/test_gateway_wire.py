@@ -200,3 +200,34 @@ def test_chat_stream_has_usage_only_when_asked() -> None:
     assert plain[-1].data == "[DONE]" and len(with_usage) == len(plain) + 1
     usage: Any = with_usage[-2].data
     assert usage["usage"]["prompt_tokens"] == 3 and usage["choices"] == []
+
+
+def test_reasoning_round_trips_through_every_wire_format() -> None:
+    """Issue 17: what the gateway renders as reasoning comes back, parsed from the client's next request,
+    with its signature (Anthropic, Gemini) or encrypted content (Responses) intact."""
+    from skillworks.gateway import wire_gemini
+    from skillworks.gateway.internal import ModelRequest, ReasoningItem
+
+    signed = ReasoningItem(text="think", signature="sig-1")
+    resp = ModelResponse(
+        tool_calls=[ToolCall("c1", "shell", "{}")], finish_reason="tool_calls", reasoning_items=[signed]
+    )
+    req = ModelRequest(messages=[])
+    # Anthropic: thinking block first, sent back as the assistant's content
+    content = wire_anthropic.render_response(resp, req, "m")["content"]
+    back = wire_anthropic.parse_request({"messages": [{"role": "assistant", "content": content}]})
+    assert back.messages[0].reasoning == [ReasoningItem(text="think", signature="sig-1")]
+    # Responses: a reasoning item; another provider's signature rides in encrypted_content
+    output = wire_openai_responses.render_response(resp, req, "m")["output"]
+    back = wire_openai_responses.parse_request({"input": output})
+    [item] = back.messages[0].reasoning
+    assert (item.text, item.signature) == ("think", "sig-1") and back.messages[0].tool_calls[0].id == "c1"
+    # Chat Completions: reasoning_content + thinking_blocks on the assistant message
+    message = wire_openai_chat.render_response(resp, req, "m")["choices"][0]["message"]
+    back = wire_openai_chat.parse_request({"messages": [message]})
+    assert back.messages[0].reasoning == [ReasoningItem(text="think", signature="sig-1")]
+    # Gemini: a thought part with its thoughtSignature
+    parts = wire_gemini.render_response(resp, req, "m")["candidates"][0]["content"]["parts"]
+    back = wire_gemini.parse_request({"contents": [{"role": "model", "parts": parts}]})
+    assert back.messages[0].reasoning == [ReasoningItem(text="think", signature="sig-1")]
+    assert back.messages[0].content == ""  # a thought is not the answer's text
