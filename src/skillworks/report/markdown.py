@@ -247,6 +247,7 @@ def render_markdown(summary: Summary) -> str:
     )
 
     out += _skill_source_lines(s)
+    out += _compiled_lines(s)
 
     out += ["## Errors", ""]
     if s.errors:
@@ -335,6 +336,43 @@ def _skill_source_lines(s: Summary) -> list[str]:
         )
     else:
         out += ["No skill source produced any pack.", ""]
+    return out
+
+
+def _compiled_lines(s: Summary) -> list[str]:
+    """Raw vs compiled skills (only when a run has both `curated` and `compiled`)."""
+    if not s.compiled_vs_raw:
+        return []
+    out = ["## Raw vs compiled skills", ""]
+    out.append(
+        "Solve-stage figures per trial (task-macro means over scored trials); Δ = compiled − raw, paired over "
+        "tasks, with a bootstrap interval. Compiling is offline and deterministic: its time is listed apart."
+    )
+    out.append("")
+    names = {
+        "input_tokens": "Input tokens",
+        "output_tokens": "Output tokens",
+        "calls": "Model calls",
+        "agent_sec": "Agent wall s",
+        "reward": "Pass rate",
+    }
+    for c in s.compiled_vs_raw:
+        out.append(f"**{c.agent}** ({c.paired_tasks} paired task(s), raw = `{c.raw_condition}`)")
+        out.append("")
+        rows = []
+        for m in c.metrics:
+            ci = f"[{m.ci_low:,.2f}, {m.ci_high:,.2f}]" if m.ci_low is not None and m.ci_high is not None else "—"
+            rel = f"{m.relative:+.0%}" if m.relative is not None else "—"
+            delta = f"{m.delta:+,.2f}" if m.delta is not None else "—"
+            rows.append([names[m.metric], f"{m.raw:,.2f}", f"{m.compiled:,.2f}", delta, ci, rel])
+        out += _table(["Metric", "Raw", "Compiled", "Δ", "95% CI", "Relative"], rows)
+        be = (
+            f"{c.break_even_invocations:g} solve(s)"
+            if c.break_even_invocations is not None
+            else "never (compiled solves were not faster)"
+        )
+        out.append(f"Compile cost: {c.compile_sec:.2f} s, {c.compile_tokens} model tokens; break-even: {be}.")
+        out.append("")
     return out
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from skillworks.report.compiled import CompiledComparison
 from skillworks.report.skill_sources import GeneratedPackRow, SourceUsageRow
 
 SUMMARY_SCHEMA_VERSION = 1
@@ -264,4 +265,7 @@ class Summary(_Strict):
     )
     generated_packs: list[GeneratedPackRow] = Field(
         default_factory=list, description="every pack a skill source produced, per trial, and what became of it"
+    )
+    compiled_vs_raw: list[CompiledComparison] = Field(
+        default_factory=list, description="raw (curated) vs compiled skills: solve figures, paired deltas, compile cost"
     )

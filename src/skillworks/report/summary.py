@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from skillworks.errors import UserError
+from skillworks.report.compiled import compiled_comparisons
 from skillworks.report.loading import AgentConfig, RunData, load_run
 from skillworks.report.model import (
     SCRIPTED_NOTE,
@@ -431,4 +432,5 @@ def build_summary(
         usage=grouped.usage,
         skill_source_usage=source_usage_rows(kept),
         generated_packs=generated_pack_rows(kept),
+        compiled_vs_raw=compiled_comparisons(kept, resamples=resamples, seed=boot_seed, confidence=confidence),
     )

@@ -65,6 +65,18 @@ def test_raw_vs_compiled_paired_run(runs_dir: Path, cli: Any, quickstart: Path) 
     assert calls[1]["result"]["output"]["exit_code"] == 0
     # the curated trial of the pair saw the raw package
     assert results["curated"].skills_staged and results["curated"].skill_source is None
+    # the report's raw-vs-compiled block: solve figures per condition, paired deltas, compile cost apart
+    summary = json.loads((run_dir / "summary.json").read_text())
+    (block,) = summary["compiled_vs_raw"]
+    assert block["paired_tasks"] == 1 and block["raw_condition"] == "curated" and block["compile_tokens"] == 0
+    metrics = {m["metric"]: m for m in block["metrics"]}
+    assert metrics["reward"]["raw"] == metrics["reward"]["compiled"] == 1.0
+    assert metrics["input_tokens"]["compiled"] == results["compiled"].usage.input_tokens
+    assert (
+        metrics["input_tokens"]["delta"]
+        == results["compiled"].usage.input_tokens - results["curated"].usage.input_tokens
+    )
+    assert "## Raw vs compiled skills" in (run_dir / "report.md").read_text()
 
 
 def test_compiled_runtime_attacks_stay_in_the_sandbox(

@@ -1,0 +1,110 @@
+"""The raw-vs-compiled block of a report: for every agent that ran both the `compiled` condition and its raw
+baseline (`curated`), the solve-stage figures per condition (tokens, model calls, agent wall time, pass
+rate) with paired deltas over tasks and bootstrap intervals; the compile cost kept apart; and the
+break-even number of invocations (how many solves the compile cost is paid back in)."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from skillworks.results import TrialResult
+from skillworks.stats.delta import paired_bootstrap_delta
+
+COMPILED = "compiled"
+RAW = "curated"
+_METRICS = ("input_tokens", "output_tokens", "calls", "agent_sec", "reward")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class MetricComparison(_Strict):
+    metric: str
+    raw: float = Field(description="task-macro mean under the raw condition (scored trials)")
+    compiled: float
+    delta: float | None = Field(description="mean paired difference compiled − raw over tasks")
+    ci_low: float | None
+    ci_high: float | None
+    relative: float | None = Field(description="delta / raw, when raw is not 0")
+
+
+class CompiledComparison(_Strict):
+    agent: str
+    raw_condition: str
+    paired_tasks: int
+    metrics: list[MetricComparison]
+    compile_sec: float = Field(description="compiler time actually spent (artifacts reused from cache count 0)")
+    compile_tokens: int = Field(description="model tokens the compile step used (0: deterministic, offline)")
+    break_even_invocations: float | None = Field(
+        description="compile seconds / agent seconds saved per solve; None when compiling saves no time"
+    )
+
+
+def _value(r: TrialResult, metric: str) -> float:
+    if metric == "reward":
+        return float(r.reward or 0.0)
+    if metric == "agent_sec":
+        return r.timings.agent_sec
+    return float(getattr(r.usage, metric))
+
+
+def compiled_comparisons(
+    results: Sequence[TrialResult], *, resamples: int = 2000, seed: int = 0, confidence: float = 0.95
+) -> list[CompiledComparison]:
+    out = []
+    for agent in sorted({r.agent for r in results if r.condition == COMPILED}):
+        cells: dict[str, dict[str, list[TrialResult]]] = {COMPILED: {}, RAW: {}}
+        for r in results:
+            if r.agent == agent and r.condition in cells and r.error is None and r.reward is not None:
+                cells[r.condition].setdefault(r.task_id, []).append(r)
+        if not cells[RAW] or not cells[COMPILED]:
+            continue
+        metrics = []
+        n_paired = 0
+        for metric in _METRICS:
+            by_cond = {
+                c: {t: statistics.mean(_value(r, metric) for r in rs) for t, rs in cells[c].items()} for c in cells
+            }
+            # the bootstrap works on rates and reports ×100; these are raw quantities, so scale back
+            d = paired_bootstrap_delta(
+                by_cond[COMPILED], by_cond[RAW], resamples=resamples, seed=seed, confidence=confidence
+            )
+            n_paired = len(d.paired_tasks)
+            raw = statistics.mean(by_cond[RAW][t] for t in d.paired_tasks) if d.paired_tasks else 0.0
+            comp = statistics.mean(by_cond[COMPILED][t] for t in d.paired_tasks) if d.paired_tasks else 0.0
+            delta = None if d.delta_pp is None else d.delta_pp / 100
+            metrics.append(
+                MetricComparison(
+                    metric=metric,
+                    raw=raw,
+                    compiled=comp,
+                    delta=delta,
+                    ci_low=None if d.ci_low_pp is None else d.ci_low_pp / 100,
+                    ci_high=None if d.ci_high_pp is None else d.ci_high_pp / 100,
+                    relative=delta / raw if delta is not None and raw else None,
+                )
+            )
+        compile_sec = 0.0
+        for rs in cells[COMPILED].values():
+            for r in rs:
+                record = r.skill_source.record if r.skill_source is not None else {}
+                compile_sec += sum(
+                    float(c.get("compile_sec") or 0.0) for c in record.get("compiled", []) if not c.get("reused")
+                )
+        saved = next(m for m in metrics if m.metric == "agent_sec").delta
+        out.append(
+            CompiledComparison(
+                agent=agent,
+                raw_condition=RAW,
+                paired_tasks=n_paired,
+                metrics=metrics,
+                compile_sec=round(compile_sec, 4),
+                compile_tokens=0,
+                break_even_invocations=round(compile_sec / -saved, 3) if saved is not None and saved < 0 else None,
+            )
+        )
+    return out
