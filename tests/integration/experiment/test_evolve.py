@@ -128,3 +128,20 @@ def test_family_without_order_is_a_clear_error(tmp_path: Path, cli: Any) -> None
     proc = _evolve(cli, tmp_path, "x", fam, SCRIPT)
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert "has no task order: add family.yaml with `order: [task-id, ...]`" in proc.stderr
+
+
+def test_several_families_each_start_from_an_empty_library(tmp_path: Path, cli: Any) -> None:
+    fam_a = _small_family(tmp_path)  # ledger-1, ledger-2: the patch after ledger-1 adds the skill
+    fam_b = tmp_path / "fam-b"
+    shutil.copytree(FAMILY / "ledger-3", fam_b / "ledger-3")
+    (fam_b / "family.yaml").write_text("order: [ledger-3]\n")
+    proc = cli("evolve", str(fam_a), str(fam_b), "--agent", "builtin", "--model", f"scripted/{SCRIPT}",
+               "--out", str(tmp_path), "--run-id", "two")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    by = {(r.task_id, r.condition): r for r in RunStore(tmp_path / "two").read_results()}
+    assert by[("ledger-2", "evolved")].reward == 1.0  # family A's library helped within A
+    # family B starts empty: its evolved trial sees no skill (its scripted turns need one, so it fails)
+    assert by[("ledger-3", "evolved")].skills_staged == [] and by[("ledger-3", "evolved")].reward == 0.0
+    assert not list((tmp_path / "two" / "families" / "fam-b" / "library" / "v0").iterdir())
+    summary = json.loads((tmp_path / "two" / "evolve_summary.json").read_text())
+    assert [f["family"] for f in summary["families"]] == ["fam", "fam-b"]

@@ -63,3 +63,21 @@ def test_evolve_with_a_real_cli(tmp_path: Path, harness: str) -> None:
     assert results[("ledger-2", "evolved")].skill_use.read == ["european-number-csv"]
     summary = json.loads((tmp_path / "ev" / "evolve_summary.json").read_text())
     assert summary["use_pct"] == pytest.approx(50.0)
+
+
+def test_bundled_creator_skill_with_codex(tmp_path: Path) -> None:
+    """`--creator-skill bundled`: no authoring skill is staged; Codex is told to use its own skill-creator."""
+    script = REPO / "tests" / "fixtures" / "selfgen" / "codex.yaml"
+    proc = skillworks(
+        "run", str(TASK), "--agent", "codex", "--model", f"scripted/{script}", "--conditions", "self-generated",
+        "--creator-skill", "bundled", "--out", str(tmp_path), "--run-id", "bundled",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    (r,) = RunStore(tmp_path / "bundled").read_results()
+    assert r.error is None and r.reward == 1.0, r.error
+    assert r.skill_source is not None and r.skill_source.record["authoring_skill"] == "bundled:skill-creator"
+    creator = tmp_path / "bundled" / r.skill_source.record["creator_dir"]
+    assert json.loads((creator / "skills.json").read_text())["visible"] == []
+    assert "bundled `skill-creator` skill" in (creator / "trajectory.json").read_text()
+    spec = json.loads((tmp_path / "bundled" / "experiment.json").read_text())
+    assert spec["extra"]["self_generated"]["creator_skill"] == "bundled"
