@@ -42,6 +42,11 @@ def parse_weights(items: list[str] | None) -> dict[str, float]:
         if not sep or not name or weight < 0:
             raise UserError(f"--weight expects METRIC=NON-NEGATIVE-NUMBER, got {item!r}")
         weights[name.strip()] = weight
+    from skillworks.grading.metrics.context import METRIC_NAMES
+
+    unknown = [n for n in weights if n not in METRIC_NAMES]
+    if unknown:
+        raise UserError(f"--weight: unknown metric {unknown[0]!r} (metrics: {', '.join(METRIC_NAMES)})")
     return weights
 
 

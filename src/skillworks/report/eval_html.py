@@ -40,7 +40,7 @@ def _case_label(c: CaseScore, multi_agent: bool) -> str:
 def _charts(c: Comparison, s: EvalSummary, page_of: Mapping[str, Path], out_dir: Path) -> dict[str, str]:
     rows = [*c.metrics, *([c.reward] if c.reward else []), *c.graders]
     forest = forest_plot(
-        f"Skill Lift per metric, {c.treatment} vs {c.baseline}, with 95% CI over paired cases",
+        f"{c.kind} per metric, {c.treatment} vs {c.baseline}, with 95% CI over paired cases",
         [
             ForestInput(
                 label=r.metric,

@@ -89,7 +89,11 @@ class CellRow(BaseModel):
     n_paired: int
     treatment_mean: float
     baseline_mean: float
-    lift: float
+    lift: float = Field(description="the overall score's mean paired delta in this cell (overall-score Δ)")
+    cell_lift: float | None = Field(
+        default=None, description="ACES cell lift: the mean over metrics of this cell's per-metric lifts"
+    )
+    cell_lift_metrics: int = Field(default=0, description="metrics with a paired lift in this cell")
 
 
 class CaseScore(BaseModel):
@@ -118,6 +122,11 @@ class UnscoredRow(BaseModel):
 class Comparison(BaseModel):
     treatment: str
     baseline: str
+    kind: str = Field(
+        default="Skill Lift",
+        description="'Skill Lift' (a skill vs its target-withheld baseline) or 'Target delta' (product targets: "
+        "the paper keeps the name Skill Lift for the former)",
+    )
     metrics: list[MetricRow]
     graders: list[MetricRow] = Field(default_factory=list, description="bring-your-own graders, reported apart")
     reward: MetricRow | None = Field(default=None, description="the verifier reward, where tasks have one")
@@ -171,6 +180,24 @@ class EvalSummary(BaseModel):
 
 def _ci(interval: Interval | None) -> tuple[float, float] | None:
     return (interval.low, interval.high) if interval is not None else None
+
+
+_PRODUCT_PREFIX = "product-"  # product-target conditions (skillworks.evaluate.product)
+
+
+def _cells(overall: MetricLift | None, per_metric: Sequence[MetricLift]) -> list[CellRow]:
+    """Cells of the overall score, each with the ACES cell lift: the mean of its per-metric lifts."""
+    by_cell: dict[tuple[str, str], list[float]] = {}
+    for lift in per_metric:
+        for c in lift.cells:
+            by_cell.setdefault((c.skill, c.agent), []).append(c.lift)
+    rows = []
+    for c in overall.cells if overall else []:
+        values = by_cell.get((c.skill, c.agent), [])
+        rows.append(
+            CellRow(**vars(c), cell_lift=sum(values) / len(values) if values else None, cell_lift_metrics=len(values))
+        )
+    return rows
 
 
 def _row(lift: MetricLift) -> MetricRow:
@@ -369,6 +396,7 @@ def build_eval_summary(
             Comparison(
                 treatment=pair["treatment"],
                 baseline=pair["baseline"],
+                kind="Target delta" if pair["treatment"].startswith(_PRODUCT_PREFIX) else "Skill Lift",
                 metrics=[_row(lifts[m]) for m in aces],
                 graders=[_row(skill_lift(results, m, **kw)) for m in graders],
                 reward=_row(skill_lift(results, "reward", **kw)) if has_reward else None,
@@ -391,7 +419,7 @@ def build_eval_summary(
                     UnpairedRow(skill=u.key.skill, agent=u.key.agent, task_id=u.key.task_id, missing=u.missing)
                     for u in (overall.unpaired if overall else [])
                 ],
-                cells=[CellRow(**vars(c)) for c in (overall.cells if overall else [])],
+                cells=_cells(overall, [lifts[m] for m in aces if m != "overall"]),
                 case_scores=_case_scores(
                     results, pair["treatment"], pair["baseline"], [*aces, *(["reward"] if has_reward else [])]
                 ),
@@ -517,8 +545,11 @@ def render_eval_markdown(s: EvalSummary) -> str:
         lines.append(f"> note: {note}")
     if s.notes:
         lines.append("")
+    if s.weights:
+        used = ", ".join(f"{m} {w:g}" for m, w in s.weights.items())
+        lines += [f"Metric weights in the overall score: {used}.", ""]
     for c in s.comparisons:
-        lines += [f"## Skill Lift: {c.treatment} vs {c.baseline}", ""]
+        lines += [f"## {c.kind}: {c.treatment} vs {c.baseline}", ""]
         overall = next((m for m in c.metrics if m.metric == "overall"), None)
         if overall is not None:
             lines += [
@@ -533,14 +564,17 @@ def render_eval_markdown(s: EvalSummary) -> str:
             lines += ["### Custom graders (not in the overall score)", "", *_metric_table(c.graders), ""]
         if c.cells:
             lines += [
-                "### Cells (overall)",
+                "### Cells (skill × agent)",
                 "",
-                "| skill | agent | paired | treatment | baseline | lift |",
-                "|---|---|---:|---:|---:|---:|",
+                "Cell lift: the mean over metrics of the cell's per-metric lifts (ACES); overall-score Δ: the "
+                "mean paired delta of the weighted overall score.",
+                "",
+                "| skill | agent | paired | treatment (overall) | baseline (overall) | overall-score Δ | cell lift |",
+                "|---|---|---:|---:|---:|---:|---:|",
             ]
             lines += [
                 f"| {x.skill} | {x.agent} | {x.n_paired} | {_f(x.treatment_mean)} | {_f(x.baseline_mean)} "
-                f"| {_f(x.lift, True)} |"
+                f"| {_f(x.lift, True)} | {_f(x.cell_lift, True)} |"
                 for x in c.cells
             ]
             lines.append("")

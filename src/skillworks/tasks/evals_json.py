@@ -263,6 +263,11 @@ def _weights(value: Any, path: Path, key: str) -> dict[str, float]:
         isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in value.values()
     ):
         raise TaskError(f"'{key}' must map metric names to non-negative numbers", path)
+    from skillworks.grading.metrics.context import METRIC_NAMES
+
+    unknown = [str(k) for k in value if k not in METRIC_NAMES]
+    if unknown:
+        raise TaskError(f"'{key}': unknown metric {unknown[0]!r} (metrics: {', '.join(METRIC_NAMES)})", path)
     return {str(k): float(v) for k, v in value.items()}
 
 

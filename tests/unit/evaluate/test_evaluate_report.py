@@ -117,6 +117,7 @@ def test_single_run_numbers_unpaired_errors_reward_and_passk(tmp_path: Path) -> 
     }
     md = render_eval_markdown(s)
     assert "Verifier reward (beside the metrics)" in md and "`alpha--c` (builtin-a): no score for the baseline" in md
+    assert "Metric weights in the overall score: " in md and "security 1" in md  # the weights used are printed
 
 
 def test_combining_runs_gives_cluster_bootstraps_and_relative_links(tmp_path: Path) -> None:
