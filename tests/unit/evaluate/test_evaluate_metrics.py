@@ -128,12 +128,12 @@ def test_skill_efficiency(tmp_path: Path) -> None:
         ("", [("skill", {"name": "target-skill"}, "ok")]),
         ("", [("read_file", {"path": f"{SKILLS_DIR}/decoy-skill/SKILL.md"}, "decoy")]),
         ("", [("read_file", {"path": f"{SKILLS_DIR}/helper-skill/SKILL.md"}, "helper")]),
-        ("", [("bash", {"command": "ls"}, "x")]),  # touches no skill: not counted
+        ("", [("bash", {"command": "ls"}, "x")]),  # touches no skill: an irrelevant call too (ACES)
         ("done", []),
     )
     result = skill_efficiency_metric(_ctx(tmp_path, traj))
-    assert result.score == pytest.approx(2 / 3)
-    assert result.details["irrelevant_calls"] == 1
+    assert result.score == pytest.approx(2 / 4)
+    assert result.details["irrelevant_calls"] == 1 and result.details["non_skill_calls"] == 1
     # asking for a skill that is not there (the withheld target) is an irrelevant call
     withheld = skill_efficiency_metric(_ctx(tmp_path / "b", _traj(GOOD[0], GOOD[2]), with_target=False))
     assert withheld.score == 0.0

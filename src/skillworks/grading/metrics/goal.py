@@ -1,7 +1,9 @@
 """Goal accuracy: a reference-based match of the agent's final answer to the case's ground truth.
 
 - a number (or a numeric string): 1 when the answer contains that number (relative tolerance 1e-6;
-  thousands separators ignored), else 0;
+  thousands separators ignored), else 0. A hedged answer that offers the number only among alternatives
+  ("10, 11 or 12 kg", "12/13", "between 11 and 13", "11 to 13") gets 1/k for k distinct values offered,
+  not full credit; stating the number on its own anywhere in the answer is a commitment (1);
 - a string: 1 when the normalised ground truth (lower case, punctuation and extra spaces dropped) occurs in
   the normalised answer, else the token F1 between the two;
 - a list: the mean over its items; an object: the mean over its values; a boolean: yes/true vs no/false.
@@ -32,9 +34,31 @@ def numbers_in(text: str) -> list[float]:
     return [float(m.group(0).replace(",", "")) for m in _NUMBER.finditer(text)]
 
 
+_ITEM = r"[-+]?\d[\d,]*(?:\.\d+)?(?:\s*(?!(?:or|to|and)\b)[A-Za-z%°]{1,6}\b)?"
+_HEDGE = re.compile(
+    rf"between\s+{_ITEM}\s+and\s+{_ITEM}"
+    rf"|{_ITEM}(?:\s*,\s*{_ITEM})*\s*,?\s*(?:\bor\b|/)\s*{_ITEM}"
+    rf"|{_ITEM}\s*(?:\bto\b|–|—)\s*{_ITEM}",
+    re.IGNORECASE,
+)
+
+
 def _number_match(answer: str, value: float) -> float:
     tol = REL_TOL * max(1.0, abs(value))
-    return 1.0 if any(abs(x - value) <= tol for x in numbers_in(answer)) else 0.0
+
+    def hits(text: str) -> bool:
+        return any(abs(x - value) <= tol for x in numbers_in(text))
+
+    if not hits(answer):
+        return 0.0
+    credit = 0.0
+    for group in _HEDGE.finditer(answer):
+        if hits(group.group(0)):
+            k = len({round(x, 9) for x in numbers_in(group.group(0))})
+            credit = max(credit, 1.0 / k if k else 0.0)
+    if hits(_HEDGE.sub(" ", answer)):  # the number stated on its own: committed
+        return 1.0
+    return credit
 
 
 def token_f1(answer: str, truth: str) -> float:

@@ -5,10 +5,10 @@ Skill execution (needs an expected skill: the case's ``expected_skill``, else th
   skill tool); the expected script was run (when the case names one); and the order was respected
   (activation came no later than the first run of that script).
 
-Skill efficiency: of the tool calls that touch a skill (load it, read a file under it, run its scripts,
-or ask for a skill that is not available), the share that touch only relevant skills (the expected skill,
-the target and the support skills). Decoys and unavailable skills are irrelevant. None when no call
-touches a skill.
+Skill efficiency (ACES): of all the agent's tool calls, the share that use only relevant skills (load
+one, read a file under it, run its scripts; relevant: the expected skill, the target and the support
+skills). A call that uses a decoy, asks for a skill that is not available, or uses no skill at all is an
+irrelevant call and lowers the score. None when no call touches a skill (skills were not used at all).
 """
 
 from __future__ import annotations
@@ -113,24 +113,27 @@ def skill_execution_metric(ctx: MetricContext) -> MetricResult:
 
 def skill_efficiency_metric(ctx: MetricContext) -> MetricResult:
     relevant = ctx.relevant_skills
-    relevant_calls = irrelevant_calls = 0
+    relevant_calls = irrelevant_calls = non_skill_calls = 0
     irrelevant: list[str] = []
     for call, use in call_uses(ctx):
         names = use.touched | set(use.unavailable)
         if not names:
+            non_skill_calls += 1  # irrelevant to the skills: it lowers the score too
             continue
         if use.unavailable or not names <= relevant:
             irrelevant_calls += 1
             irrelevant.append(f"call {call.order} ({call.name}): {', '.join(sorted(names))}")
         else:
             relevant_calls += 1
-    total = relevant_calls + irrelevant_calls
     details = {
         "relevant_skills": sorted(relevant),
         "relevant_calls": relevant_calls,
         "irrelevant_calls": irrelevant_calls,
+        "non_skill_calls": non_skill_calls,
         "irrelevant": irrelevant,
     }
-    if total == 0:
+    if relevant_calls + irrelevant_calls == 0:
         return MetricResult("skill_efficiency", None, {**details, "reason": "no tool call touched a skill"})
-    return MetricResult("skill_efficiency", relevant_calls / total, details)
+    return MetricResult(
+        "skill_efficiency", relevant_calls / (relevant_calls + irrelevant_calls + non_skill_calls), details
+    )
