@@ -16,6 +16,12 @@ def compile_command(
     ),
     explain: bool = typer.Option(False, "--explain", help="Print shape, evidence, operators and risks."),
     as_json: bool = typer.Option(False, "--json", help="Print the explanation as JSON instead of tables."),
+    model: str | None = typer.Option(
+        None,
+        "--model",
+        help="Also judge each shape with this model through the gateway (provider/model or scripted/...).",
+    ),
+    api_base: str | None = typer.Option(None, "--api-base", help="OpenAI-compatible server for --model."),
 ) -> None:
     """Compile skills into boundary contracts (shape, operators, step graph, risks, lossless capsule)."""
     from skillworks.compile import compile_to, contract_json_schema, explain_record, print_explain
@@ -30,7 +36,7 @@ def compile_command(
         roots.extend(found)
     for root in roots:  # every package must load before anything is written
         load_skill(root)
-    outcomes = [compile_to(root, out, recompile=recompile) for root in roots]
+    outcomes = [compile_to(root, out, recompile=recompile, model=model, api_base=api_base) for root in roots]
     (out / "contract.schema.json").write_text(json.dumps(contract_json_schema(), indent=2))
     if as_json:
         typer.echo(json.dumps([explain_record(o.contract, str(o.path)) for o in outcomes], indent=2))
@@ -40,8 +46,15 @@ def compile_command(
     for o in outcomes:
         c = o.contract
         state = "up to date" if o.reused else "compiled"
+        judged = (
+            f"; judged {c.compile.judge_shape or 'unusable'} by {c.compile.judge_model} "
+            f"({c.compile.input_tokens}+{c.compile.output_tokens} tokens)"
+            if c.compile.judge_model
+            else ""
+        )
         typer.echo(
-            f"{c.skill}: {c.shape} ({c.type}, {c.validation_level}, {len(c.operators)} operator(s)) {state} -> {o.path}"
+            f"{c.skill}: {c.shape} ({c.type}, {c.validation_level}, {len(c.operators)} operator(s){judged}) "
+            f"{state} -> {o.path}"
         )
 
 

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from skillworks.compile.classify import classify
+from skillworks.compile.classify import Classification, classify
 from skillworks.compile.contract import (
     CAPSULE_DIR,
     CONTRACT_FILE,
@@ -29,6 +31,7 @@ from skillworks.compile.contract import (
     Chunk,
     CompileStats,
     ContractType,
+    Evidence,
     IOContract,
     Operator,
     Policy,
@@ -69,6 +72,12 @@ _TEXT_SUFFIXES = frozenset(
     }
 )
 _BLOCKING_RISKS: frozenset[RiskFlag] = frozenset({"destructive", "network", "privileged", "installs-packages"})
+
+
+if TYPE_CHECKING:
+    from skillworks.compile.judge import Judgement
+
+Judge = Callable[[SkillPackage, Classification], "Judgement"]
 
 
 class StaleArtifactError(UserError):
@@ -117,13 +126,35 @@ def _summary(package: SkillPackage, shape: str, operators: list[Operator], graph
     return f"{first}. Not compiled (insufficient structure): the raw package is served as is."
 
 
-def compile_skill(package: SkillPackage) -> BoundaryContract:
-    """Deterministic, offline compilation of one package."""
+def compile_skill(package: SkillPackage, judge: Judge | None = None) -> BoundaryContract:
+    """Compile one package: deterministic and offline, unless a `judge` (an LLM through the gateway) is
+    given, whose shape is used where the structural evidence is close."""
     t0 = time.perf_counter()
     feats = extract_features(package)
     decision = classify(feats)
     shape = decision.shape
     diagnostics: list[str] = []
+    evidence = list(decision.evidence)
+    judgement = judge(package, decision) if judge is not None else None
+    if judgement is not None:
+        if judgement.shape is None:
+            diagnostics.append(
+                f"LLM judgement by {judgement.model} unusable ({judgement.reason}); deterministic shape kept"
+            )
+        else:
+            used = (
+                "used: the structural evidence was close" if judgement.decided else "not used: the evidence was clear"
+            )
+            evidence.append(
+                Evidence(
+                    feature="llm_judgement",
+                    value=1.0 if judgement.decided else 0.0,
+                    supports=judgement.shape,
+                    note=f"{judgement.model} ({used}): {judgement.reason}",
+                )
+            )
+            if judgement.decided:
+                shape = judgement.shape
     operators: list[Operator] = []
     graph: StepGraph | None = None
     if shape in ("workflow", "dispatcher"):
@@ -177,7 +208,7 @@ def compile_skill(package: SkillPackage) -> BoundaryContract:
         shape=shape,
         type=_contract_type(shape, operators, graph),
         summary=_summary(package, shape, operators, graph),
-        evidence=decision.evidence,
+        evidence=evidence,
         operators=operators,
         bindings=bindings,
         graph=graph,
@@ -188,7 +219,15 @@ def compile_skill(package: SkillPackage) -> BoundaryContract:
         policy=Policy(action="execute" if operators else "guide-only", selection=package.description),
         diagnostics=diagnostics,
         fallback=_capsule(package),
-        compile=CompileStats(compiler_version=COMPILER_VERSION, compile_sec=round(time.perf_counter() - t0, 4)),
+        compile=CompileStats(
+            compiler_version=COMPILER_VERSION,
+            compile_sec=round(time.perf_counter() - t0, 4),
+            judge_model=judgement.model if judgement else None,
+            judge_shape=judgement.shape if judgement else None,
+            input_tokens=judgement.usage.input_tokens if judgement else 0,
+            output_tokens=judgement.usage.output_tokens if judgement else 0,
+            cost_usd=judgement.usage.cost_usd if judgement else None,
+        ),
     )
 
 
@@ -281,14 +320,18 @@ class CompileOutcome:
     reused: bool
 
 
-def compile_to(skill_dir: Path, out_dir: Path, *, recompile: bool = False) -> CompileOutcome:
-    """Compile one skill directory into OUT/<skill>/. An existing artifact of the same package hash is
-    reused; one of another hash (the package was edited) is refused unless `recompile`."""
+def compile_to(
+    skill_dir: Path, out_dir: Path, *, recompile: bool = False, model: str | None = None, api_base: str | None = None
+) -> CompileOutcome:
+    """Compile one skill directory into OUT/<skill>/. An existing artifact of the same package hash (and the
+    same judge model) is reused; one of another hash (the package was edited) is refused unless `recompile`.
+    With `model`, the shape is also judged by that model through a gateway (log: OUT/<skill>/judge-gateway.jsonl)."""
     package = load_skill(skill_dir)
     target = out_dir / package.name
     if (target / CONTRACT_FILE).is_file():
         existing = read_contract(target / CONTRACT_FILE)
-        if existing.package_hash == package.package_hash and existing.compile.compiler_version == COMPILER_VERSION:
+        same = existing.compile.compiler_version == COMPILER_VERSION and existing.compile.judge_model == model
+        if existing.package_hash == package.package_hash and same:
             return CompileOutcome(existing, target, reused=True)
         if existing.package_hash != package.package_hash and not recompile:
             raise StaleArtifactError(
@@ -297,5 +340,20 @@ def compile_to(skill_dir: Path, out_dir: Path, *, recompile: bool = False) -> Co
                 skill_dir,
             )
     out_dir.mkdir(parents=True, exist_ok=True)
-    contract = compile_skill(package)
-    return CompileOutcome(contract, write_artifact(contract, package, out_dir), reused=False)
+    judge: Judge | None = None
+    log = out_dir / f".{package.name}.judge-gateway.jsonl"
+    if model is not None:
+        import asyncio
+
+        from skillworks.compile.judge import judge_shape
+
+        log.unlink(missing_ok=True)
+
+        def judge(p: SkillPackage, d: Classification) -> Judgement:
+            return asyncio.run(judge_shape(p, d, model, log, api_base))
+
+    contract = compile_skill(package, judge)
+    path = write_artifact(contract, package, out_dir)
+    if log.is_file():
+        log.replace(path / "judge-gateway.jsonl")
+    return CompileOutcome(contract, path, reused=False)

@@ -164,3 +164,24 @@ def test_cli_compile_bad_input_is_one_line(
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and problem in err and str(target) in err
     assert not (tmp_path / "out").exists()  # nothing written for a bad package
+
+
+def test_model_judgement_through_the_gateway(tmp_path: Path, labeled_skills: list[tuple[Path, str]]) -> None:
+    """`--model` with the scripted provider (the one test double): the judgement goes through a real gateway,
+    is used only where the structural evidence is close, and its tokens are the compile step's."""
+    vague = next(root for root, label in labeled_skills if root.name == "think-harder")
+    good = tmp_path / "good.yaml"
+    good.write_text('- text: \'Answer: {"shape": "reference", "reason": "advice to read"}\'\n')
+    outcome = compile_to(vague, tmp_path / "out", model=f"scripted/{good}")
+    c = outcome.contract
+    assert c.shape == "reference" and c.compile.judge_shape == "reference"
+    assert c.compile.input_tokens > 0 and c.compile.output_tokens > 0
+    assert (outcome.path / "judge-gateway.jsonl").read_text().strip()
+    assert any(e.feature == "llm_judgement" and e.supports == "reference" for e in c.evidence)
+    # a clear structural decision stays; an unreadable answer is a diagnostic, never a crash
+    clear = compile_to(LOAN, tmp_path / "out2", model=f"scripted/{good}").contract
+    assert clear.shape == "workflow" and clear.compile.judge_shape == "reference"
+    garbled = tmp_path / "garbled.yaml"
+    garbled.write_text("- text: 'I think it is a cookbook'\n")
+    bad = compile_to(vague, tmp_path / "out3", model=f"scripted/{garbled}").contract
+    assert bad.shape == "insufficient" and any("unusable" in d for d in bad.diagnostics)
