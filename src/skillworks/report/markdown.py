@@ -291,10 +291,10 @@ def _skill_source_lines(s: Summary) -> list[str]:
     every pack it produced. Empty when no condition of the run has a skill source."""
     if not s.skill_source_usage and not s.generated_packs:
         return []
-    out = ["## Skill sources (self-generated skills)", ""]
+    out = ["## Skill sources (skills produced per trial)", ""]
     out.append(
-        "What producing the skills cost (creator sessions), kept apart from the solver's figures above; "
-        "a creation reused across trials is paid once."
+        "What producing the skills cost (e.g. self-generated creator sessions), kept apart from the solver's "
+        "figures above; a creation reused across trials is paid once."
     )
     out.append("")
     out += _table(

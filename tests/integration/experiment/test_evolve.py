@@ -135,8 +135,16 @@ def test_several_families_each_start_from_an_empty_library(tmp_path: Path, cli: 
     fam_b = tmp_path / "fam-b"
     shutil.copytree(FAMILY / "ledger-3", fam_b / "ledger-3")
     (fam_b / "family.yaml").write_text("order: [ledger-3]\n")
+    # --patch-model: the patch calls go to their own model (here a script holding only the patch answers)
+    turns = yaml.safe_load(SCRIPT.read_text())["by_task"]
+    patches = {k: v for k, v in turns.items() if k.endswith("@patch")}
+    patches["ledger-1@patch"][0]["text"] = patches["ledger-1@patch"][0]["text"].replace(
+        "Add european", "PM: add european"
+    )
+    patch_script = tmp_path / "patch-model.yaml"
+    patch_script.write_text(yaml.safe_dump({"by_task": patches}))
     proc = cli("evolve", str(fam_a), str(fam_b), "--agent", "builtin", "--model", f"scripted/{SCRIPT}",
-               "--out", str(tmp_path), "--run-id", "two")  # fmt: skip
+               "--patch-model", f"scripted/{patch_script}", "--out", str(tmp_path), "--run-id", "two")  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     by = {(r.task_id, r.condition): r for r in RunStore(tmp_path / "two").read_results()}
     assert by[("ledger-2", "evolved")].reward == 1.0  # family A's library helped within A
@@ -145,3 +153,5 @@ def test_several_families_each_start_from_an_empty_library(tmp_path: Path, cli: 
     assert not list((tmp_path / "two" / "families" / "fam-b" / "library" / "v0").iterdir())
     summary = json.loads((tmp_path / "two" / "evolve_summary.json").read_text())
     assert [f["family"] for f in summary["families"]] == ["fam", "fam-b"]
+    first = json.loads((tmp_path / "two" / "families" / "fam" / "history.jsonl").read_text().splitlines()[0])
+    assert first["summary"].startswith("PM: add european") and first["patch_status"] == "accepted"

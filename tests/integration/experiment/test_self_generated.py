@@ -110,7 +110,7 @@ def test_self_generated_creator_and_solver_are_isolated_and_reported(tmp_path: P
     assert sir["self-generated"]["invoked_trials"] == 1
     assert {p["pack"]: p["status"] for p in summary["generated_packs"]}["answer-sheet"] == "answer_key"
     report = (run_dir / "report.md").read_text()
-    section = report.split("## Skill sources (self-generated skills)", 1)[1].split("## Errors", 1)[0]
+    section = report.split("## Skill sources (skills produced per trial)", 1)[1].split("## Errors", 1)[0]
     assert f"{creator_usage.input_tokens:,}" in section and "answer-sheet@" in section and "answer_key" in section
     assert "1 generated pack(s) are answer keys" in section
     spec = json.loads((run_dir / "experiment.json").read_text())
