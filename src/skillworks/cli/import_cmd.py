@@ -21,15 +21,35 @@ def register(app: typer.Typer) -> None:
         ],
         out: Annotated[Path, typer.Option("--out", "-o", help="the run directory to write (new or empty)")],
         run_id: Annotated[str | None, typer.Option(help="run id (default: the --out directory's name)")] = None,
+        skills: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--skills",
+                help="CONDITION=DIR: the skills that condition's trials could see, for skill-use detection "
+                "(default: the task's environment/skills when the task directory is here)",
+            ),
+        ] = None,
     ) -> None:
         """Read Harbor job directories into a run directory that `skillworks report` can read."""
+        from skillworks.errors import UserError
         from skillworks.importers import import_harbor_jobs, parse_job_arg
 
-        summary = import_harbor_jobs([parse_job_arg(j) for j in jobs], out, run_id=run_id)
+        given: dict[str, Path] = {}
+        for item in skills or []:
+            condition, sep, path = item.partition("=")
+            if not sep or not condition or not path:
+                raise UserError(f"--skills expects CONDITION=DIR, got {item!r}")
+            given[condition] = Path(path)
+        summary = import_harbor_jobs([parse_job_arg(j) for j in jobs], out, run_id=run_id, skills=given)
         per = ", ".join(f"{c}: {n}" for c, n in summary.by_condition.items())
         typer.echo(f"imported {summary.trials} trials ({per}; {summary.errors} errors) into {summary.run_dir}")
         for origin, n in summary.usage_origins.items():
             typer.echo(f"usage of {n} trial{'s' if n > 1 else ''}: {origin}")
+        if summary.without_skill_info:
+            typer.echo(
+                f"skill use not recorded for {summary.without_skill_info} trials: their skills are unknown "
+                "(give --skills CONDITION=DIR)"
+            )
         for path in summary.skipped:
             typer.echo(f"skipped (no result.json, unfinished): {path}", err=True)
         for warning in summary.warnings:

@@ -22,7 +22,11 @@ Rules (each one what a native skillworks trial would record):
   steps (Harbor's Claude Code ATIF does, and its `agent_result` is that inflated sum): then the trajectory's
   steps counted once per call. `usage.origin` says which was used;
 - trial index: the order in which a task's trials of one condition and agent started; Harbor records no
-  seeds, so `seed` is 0.
+  seeds, so `seed` is 0;
+- skill use: detected in the trajectory against the skills the trial could see — those given for its
+  condition (`skills={"curated": DIR}`, a directory of skill directories), else the task's own
+  `environment/skills/*/SKILL.md` when the task directory Harbor ran is on this machine (the SkillsBench
+  layout); with neither, no skill use is recorded (and the summary says so).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import os
 import shutil
 import tempfile
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,8 +50,10 @@ from skillworks.experiment.spec import AgentConfig, ExperimentSpec, TaskRef
 from skillworks.experiment.store import RunStore
 from skillworks.grading.ctrf import read_ctrf
 from skillworks.importers.harbor_format import ExceptionInfo, HarborTrialResult, JobConfig
-from skillworks.results import FailureMode, Phase, Timings, TrialError, TrialResult, Usage, outcome_for
+from skillworks.results import FailureMode, Phase, SkillUse, Timings, TrialError, TrialResult, Usage, outcome_for
+from skillworks.skills.package import SkillPackage
 from skillworks.trajectory.models import Trajectory
+from skillworks.trajectory.skill_use import StagedSkillRef, detect_skill_use
 from skillworks.trajectory.usage import usage_per_call
 from skillworks.trajectory.validate import TrajectoryError, validate_trajectory
 
@@ -71,6 +77,7 @@ class ImportSummary:
     skipped: list[str] = field(default_factory=list)  # trial dirs without a result.json (unfinished)
     warnings: list[str] = field(default_factory=list)
     usage_origins: dict[str, int] = field(default_factory=dict)
+    without_skill_info: int = 0  # trials whose visible skills are unknown (no skill use recorded)
 
 
 @dataclass
@@ -92,11 +99,19 @@ def parse_job_arg(arg: str) -> HarborJob:
     return HarborJob(Path(arg))
 
 
-def import_harbor_jobs(jobs: Sequence[HarborJob], out: Path, *, run_id: str | None = None) -> ImportSummary:
+def import_harbor_jobs(
+    jobs: Sequence[HarborJob],
+    out: Path,
+    *,
+    run_id: str | None = None,
+    skills: Mapping[str, Path] | None = None,
+) -> ImportSummary:
     """Read every trial of `jobs` (all checked before anything is written), then write the run directory `out`
-    (which must not exist or be empty)."""
+    (which must not exist or be empty). `skills` maps a condition to a directory of the skills its trials
+    could see (for skill-use detection)."""
     if not jobs:
         raise UserError("no Harbor job directory given")
+    staged_for = {cond: _skill_packages(path) for cond, path in (skills or {}).items()}
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UserError("already exists and is not empty; choose a new --out", out)
     resolved = [job.path.resolve() for job in jobs]
@@ -150,7 +165,7 @@ def import_harbor_jobs(jobs: Sequence[HarborJob], out: Path, *, run_id: str | No
         )
         for t, k in indexed:
             tid = make_trial_id(_safe(t.result.task_name), t.condition, t.agent.label, k)
-            record = _import_trial(t, k, tid, run_id, staging, summary)
+            record = _import_trial(t, k, tid, run_id, staging, summary, staged_for)
             store.append(record)
             summary.trials += 1
             summary.by_condition[t.condition] = summary.by_condition.get(t.condition, 0) + 1
@@ -268,7 +283,39 @@ def _spec(
     )
 
 
-def _import_trial(t: _Trial, k: int, tid: str, run_id: str, run_dir: Path, summary: ImportSummary) -> TrialResult:
+def _skill_packages(tree: Path) -> list[SkillPackage]:
+    from skillworks.skills.package import discover_skills, load_skill
+
+    if not tree.is_dir():
+        raise UserError("not a directory (expected a directory of skills)", tree)
+    found = discover_skills(tree)
+    if not found:
+        raise UserError("no skill (a directory with SKILL.md) found", tree)
+    return [load_skill(d) for d in found]
+
+
+def _staged(t: _Trial, staged_for: Mapping[str, list[SkillPackage]]) -> list[SkillPackage] | None:
+    """The skills the trial could see: given for its condition, else its task's environment/skills (the task
+    path as Harbor recorded it, absolute or relative to the current directory); None when unknown."""
+    if t.condition in staged_for:
+        return staged_for[t.condition]
+    cfg = t.result.config
+    task_path = cfg.task.path if cfg is not None and cfg.task is not None else None
+    if task_path and Path(task_path).is_dir():
+        skills_dir = Path(task_path) / "environment" / "skills"
+        return _skill_packages(skills_dir) if skills_dir.is_dir() else []
+    return None
+
+
+def _import_trial(
+    t: _Trial,
+    k: int,
+    tid: str,
+    run_id: str,
+    run_dir: Path,
+    summary: ImportSummary,
+    staged_for: Mapping[str, list[SkillPackage]],
+) -> TrialResult:
     r = t.result
     trial_dir = run_dir / "trials" / tid
     trial_dir.mkdir(parents=True)
@@ -289,6 +336,12 @@ def _import_trial(t: _Trial, k: int, tid: str, run_id: str, run_dir: Path, summa
         shutil.copy2(t.dir / "agent" / "trajectory.json", trial_dir / "trajectory.json")
         paths["trajectory"] = f"trials/{tid}/trajectory.json"
 
+    skill_use = SkillUse()
+    staged = _staged(t, staged_for)
+    if staged is None:
+        summary.without_skill_info += 1
+    elif traj is not None:
+        skill_use = detect_skill_use(traj, [StagedSkillRef.from_package(p) for p in staged], None, None)
     reward, rewards, error, failure_mode = _grade(t, harbor_dir, summary)
     if failure_mode is None and reward is not None and reward < 1.0:
         failure_mode = "verification_failed"
@@ -322,6 +375,8 @@ def _import_trial(t: _Trial, k: int, tid: str, run_id: str, run_dir: Path, summa
         error=error,
         timings=_timings(r),
         usage=usage,
+        skill_use=skill_use,
+        skills_staged=[f"{p.name}@{p.short_hash}" for p in staged or []],
         paths=paths,
         tests=tests,
         started_at=started or mtime,

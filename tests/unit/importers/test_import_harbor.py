@@ -291,3 +291,52 @@ def test_cli_import_then_report(
         capsys.readouterr().err.strip()
         == f"error: {tmp_path / 'missing'}: not a directory (expected a Harbor job directory)"
     )
+
+
+def _skill(root: Path, name: str = "csv-report") -> Path:
+    skill = root / name
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: Summarize CSV files into reports.\n---\n\nRun it.\n"
+    )
+    (skill / "scripts" / "summarize.py").write_text("print('report')\n")
+    return skill
+
+
+def test_skill_use_is_detected_against_the_skills_the_trial_could_see(tmp_path: Path) -> None:
+    calls = [
+        {"tool_call_id": "toolu_01", "function_name": "Skill", "arguments": {"skill": "csv-report"}},
+        {
+            "tool_call_id": "toolu_02",
+            "function_name": "Bash",
+            "arguments": {"command": "python3 /root/.claude/skills/csv-report/scripts/summarize.py data.csv"},
+        },
+    ]
+    traj = claude_code_trajectory(skill_calls=calls)
+    job = write_job(tmp_path / "jobs", "with-skills", [HarborTrial("t1", 1.0, trajectory=traj)])
+    skills = tmp_path / "skills"
+    _skill(skills)
+    out = tmp_path / "run"
+    summary = import_harbor_jobs([HarborJob(job, "curated")], out, skills={"curated": skills})
+    assert summary.without_skill_info == 0
+    (r,) = RunStore(out).read_results()
+    assert r.skill_use.invoked == ["csv-report"] and r.skill_use.scripts_run == ["csv-report/scripts/summarize.py"]
+    assert r.skills_staged[0].startswith("csv-report@")
+    assert build_summary(out, resamples=10).skill_invocation[0].invoked_trials == 1
+
+    # without --skills: the task's own environment/skills, when the task Harbor ran is on this machine
+    task = tmp_path / "tasks" / "t1"
+    _skill(task / "environment" / "skills")
+    result_file = next(job.glob("t1__*/result.json"))
+    data = json.loads(result_file.read_text())
+    data["config"]["task"]["path"] = str(task)
+    result_file.write_text(json.dumps(data))
+    import_harbor_jobs([HarborJob(job, "curated")], tmp_path / "run2")
+    (r2,) = RunStore(tmp_path / "run2").read_results()
+    assert r2.skill_use.invoked == ["csv-report"]
+    # neither: skill use is not recorded, and the summary counts the trials
+    data["config"]["task"]["path"] = "tasks/not-here"
+    result_file.write_text(json.dumps(data))
+    assert import_harbor_jobs([HarborJob(job, "curated")], tmp_path / "run3").without_skill_info == 1
+    with pytest.raises(UserError, match="no skill"):
+        import_harbor_jobs([HarborJob(job, "curated")], tmp_path / "run4", skills={"curated": tmp_path / "jobs"})
