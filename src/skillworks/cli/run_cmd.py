@@ -179,6 +179,8 @@ def register(app: typer.Typer) -> None:
                 env=env,
                 env_options=options,
             )
+            if "evolved" in spec.conditions and skills_from is None:
+                raise UserError("condition 'evolved' needs a library: pass --skills-from DIR (a saved library version)")
             if skills_from is not None:
                 if not skills_from.is_dir():
                     raise UserError("--skills-from: not a directory", skills_from)

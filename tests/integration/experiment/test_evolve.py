@@ -155,3 +155,11 @@ def test_several_families_each_start_from_an_empty_library(tmp_path: Path, cli: 
     assert [f["family"] for f in summary["families"]] == ["fam", "fam-b"]
     first = json.loads((tmp_path / "two" / "families" / "fam" / "history.jsonl").read_text().splitlines()[0])
     assert first["summary"].startswith("PM: add european") and first["patch_status"] == "accepted"
+
+
+def test_evolved_condition_in_run_needs_a_library(tmp_path: Path, cli: Any) -> None:
+    proc = cli("run", str(FAMILY / "ledger-1"), "--agent", "builtin", "--model", f"scripted/{SCRIPT}",
+               "--conditions", "none,evolved", "--out", str(tmp_path), "--run-id", "x")  # fmt: skip
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert "condition 'evolved' needs a library: pass --skills-from DIR" in proc.stderr
+    assert not (tmp_path / "x").exists()

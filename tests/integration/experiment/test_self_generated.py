@@ -122,8 +122,14 @@ def test_self_generated_creator_and_solver_are_isolated_and_reported(tmp_path: P
 
 
 def test_selfgen_reuse_generates_once_per_task_and_agent(tmp_path: Path, cli: Any) -> None:
+    authoring = tmp_path / "house-authoring"  # --creator-skill DIR: the user's own authoring skill
+    authoring.mkdir()
+    (authoring / "SKILL.md").write_text(
+        "---\nname: house-authoring\ndescription: Our house rules for writing skills. Use when authoring skills.\n"
+        "---\n# House rules\n\nOne pack per task type; every script gets a --help line.\n"
+    )
     proc = _run(cli, tmp_path, "reuse", "--selfgen-reuse", "--trials", "3", "--concurrency", "3",
-                conditions="self-generated")  # fmt: skip
+                "--creator-skill", str(authoring), conditions="self-generated")  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     run_dir = tmp_path / "reuse"
     results: list[TrialResult] = RunStore(run_dir).read_results()
@@ -138,6 +144,10 @@ def test_selfgen_reuse_generates_once_per_task_and_agent(tmp_path: Path, cli: An
     assert sum(1 for r in records if r.usage is not None) == 1  # paid once
     spec = json.loads((run_dir / "experiment.json").read_text())
     assert spec["extra"]["self_generated"]["reuse"] is True
+    assert spec["extra"]["self_generated"]["creator_skill"] == str(authoring.resolve())
+    assert all(r.record["authoring_skill"].startswith("house-authoring@") for r in records)
+    creator_audit = json.loads((shared / "skills.json").read_text())
+    assert [v["name"] for v in creator_audit["visible"]] == ["house-authoring"]
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["skill_source_usage"][0]["source_runs"] == 1
 
