@@ -20,6 +20,11 @@ VERIFIER_LOG_DIR = "/logs/verifier"
 # the verifier's own HOME, emptied before it runs (never the agent's: no planted usercustomize.py,
 # .pythonrc, pip.conf or .bashrc of the agent reaches it)
 VERIFIER_HOME = "/logs/verifier-home"
+# the verifier's user: root of the sandbox (real tasks' verifiers install their test tools with pip/apt).
+# In a container whose image user is not root, that is another user than the agent's, and the reset
+# dirs belong to it; in the local sandbox it is uid 0 of the verifier's own user namespace (the same
+# host user as the agent's: there the pid namespace, not the uid, keeps the agent out; README, Security)
+VERIFIER_USER = "root"
 # the fixed environment every verifier starts with (the task's verifier.env comes on top); the local
 # backend also fixes PATH, the container backend keeps the image's declared one (see README, Security)
 VERIFIER_ENV = {"HOME": VERIFIER_HOME, "PYTHONNOUSERSITE": "1"}
@@ -88,6 +93,7 @@ async def run_verifier(task: Task, sandbox: Sandbox, out_dir: Path) -> VerifierR
         f"bash {verifier.mount}/{verifier.entrypoint}",
         cwd=verifier.mount,  # never the workspace: a csv.py there would shadow the stdlib
         env={**VERIFIER_ENV, **verifier.env},
+        user=VERIFIER_USER,
         timeout=verifier.timeout_sec,
         stdout_path=out_dir / "stdout.txt",
     )

@@ -44,7 +44,13 @@ so the sandbox's pid 1 command line shows no host paths.
 Users: commands run as uid 1000 ("agent") in a user namespace, or as uid 0 with ``user="root"``;
 either way they have no capabilities on the host and files they write belong to the invoking host
 user. Where user namespaces are unavailable but bwrap works (setuid bwrap), `user` is ignored.
-Resource limits (cpus/memory) are not applied by this backend (``capabilities.resource_limits``).
+
+Host exposure: bwrap starts with an EMPTY environment (``/proc/1/environ`` holds nothing of the host),
+a cgroup namespace, the forwarder bound from the scratch dir (no source path in mountinfo), and every
+entry under /etc that is not world-readable masked (root-only files, visible when the host user is root).
+
+Resource limits: the task's memory/cpus and ``pids_limit`` apply to every exec of the trial through a
+cgroup, else rlimits (``_limits``); ``capabilities.resource_limits`` says whether all of them hold.
 """
 
 from __future__ import annotations

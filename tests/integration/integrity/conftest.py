@@ -40,6 +40,7 @@ mkdir -p /logs/verifier
 if grep -qx 42 /app/answer.txt 2>/dev/null; then r=1.0; else r=0.0; fi
 echo "$r" > /logs/verifier/reward.txt
 echo "score $r"
+id -u > /logs/verifier/uid.txt
 sleep 1.5
 """
 

@@ -79,7 +79,10 @@ def test_workspace_module_does_not_shadow_the_verifiers_stdlib(attacked: tuple[P
 
 
 def test_background_process_is_gone_before_the_verifier(attacked: tuple[Path, dict[str, TrialResult]]) -> None:
-    assert_honest_failure(attacked[1]["background-rewrite"])
+    run_dir, results = attacked
+    assert_honest_failure(results["background-rewrite"])
+    uid = run_dir / "trials" / results["background-rewrite"].trial_id / "verifier" / "logs" / "uid.txt"
+    assert uid.read_text().strip() == "0"  # the verifier runs as root, whatever the image's user
 
 
 def test_locked_logs_are_the_agents_failure_not_an_error(attacked: tuple[Path, dict[str, TrialResult]]) -> None:

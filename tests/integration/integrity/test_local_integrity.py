@@ -101,7 +101,10 @@ def test_workspace_module_does_not_shadow_the_verifiers_stdlib(
 def test_background_process_does_not_outlive_the_agent_phase(
     attacked: tuple[Path, dict[str, TrialResult], str],
 ) -> None:
-    assert_honest_failure(attacked[1]["background-rewrite"])
+    run_dir, results, _ = attacked
+    assert_honest_failure(results["background-rewrite"])
+    uid = run_dir / "trials" / results["background-rewrite"].trial_id / "verifier" / "logs" / "uid.txt"
+    assert uid.read_text().strip() == "0"  # the verifier's own user namespace (the agent is uid 1000)
 
 
 def test_locked_logs_are_the_agents_failure_not_an_error(attacked: tuple[Path, dict[str, TrialResult], str]) -> None:

@@ -379,15 +379,13 @@ class ContainerSandbox:
             self._egress_proc = await self._start_forwarder(EGRESS_PORT, f"{HELPER_MOUNT_DIR}/{EGRESS_SOCKET}")
 
     async def reset_dirs(self, paths: Sequence[str]) -> None:
-        """Empty each dir as root (the agent's chmod cannot stop it) and give it to the image's user,
-        who runs the verifier."""
+        """Empty each dir as root (the agent's chmod cannot stop it); they belong to root, who runs
+        the verifier, so an agent user other than root cannot write them."""
         name = self._require_started()
-        owner = (self.user or "0").split(":")[0]
         script = (
-            'rm -rf -- "$@" && mkdir -p -- "$@" && chown "$0" -- "$@" || exit 1; '
-            'for d; do [ -z "$(ls -A -- "$d")" ] || exit 1; done'
+            'rm -rf -- "$@" && mkdir -p -m 755 -- "$@" || exit 1; for d; do [ -z "$(ls -A -- "$d")" ] || exit 1; done'
         )
-        argv = self.runtime.argv("exec", "--user", "0", name, "/bin/sh", "-c", script, owner, *paths)
+        argv = self.runtime.argv("exec", "--user", "0", name, "/bin/sh", "-c", script, "sh", *paths)
         result = await run_command(argv, timeout=120)
         if not result.ok:
             raise SandboxBroken(f"cannot reset {', '.join(paths)} for the verifier: {result.error_line()}")
