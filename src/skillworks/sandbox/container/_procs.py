@@ -43,8 +43,9 @@ END_AGENT_SCRIPT = (
     '[ -z "$alive" ] && { echo "zombies $zombies"; exit 0; }; '
     'n=$((n+1)); [ "$n" -ge 20 ] && { echo "alive$alive"; exit 3; }; kill -9 $alive 2>/dev/null; sleep 0.1; done'
 )
-# more zombies than this left by the agent: restart the container (they hold pids the verifier needs)
-ZOMBIE_LIMIT = 64
+# more zombies than this left by the agent: restart the container (pid 1 never reaps them, so they
+# hold pids the verifier needs). There are none unless the agent left something running or orphaned.
+ZOMBIE_LIMIT = 0
 NOT_FOUND_RE = re.compile(r"could not be found|could not find|no such file|not found", re.IGNORECASE)
 
 
