@@ -39,7 +39,8 @@ class OracleAgent(_ReferenceAgent):
                 error=TrialError(category="no_oracle", message=f"task {ctx.task.id} has no oracle", phase="agent")
             )
         await ctx.sandbox.exec(f"rm -rf {shlex.quote(oracle.mount)}", timeout=60)
-        await ctx.sandbox.upload(oracle.dir, oracle.mount)
+        with oracle.upload_source() as source:
+            await ctx.sandbox.upload(source, oracle.mount)
         result = await ctx.sandbox.exec(
             f"bash {oracle.mount}/{oracle.entrypoint}",
             cwd=ctx.sandbox.workdir,

@@ -22,7 +22,8 @@ def clean_command(
         help="Extra flag before every runtime sub-command, repeatable (env SKILLWORKS_CONTAINER_GLOBAL_FLAGS).",
     ),
 ) -> None:
-    """Remove leftover containers of dead runs (driver process gone), e.g. after a crash or kill -9."""
+    """Remove what dead runs left (driver process gone, e.g. after a crash or kill -9): their containers,
+    the working containers of interrupted image builds, and their temp dirs (scratch, gateway, channel)."""
     from skillworks.sandbox.container import clean, detect_runtime
 
     runtime = detect_runtime(container_cli, global_flags=global_flags or None)
@@ -32,15 +33,18 @@ def clean_command(
         typer.echo(f"{verb} container {name}")
     for image in report.removed_images:
         typer.echo(f"{verb} image {image}")
+    for name in report.removed_builds:
+        typer.echo(f"{verb} build container {name} (an interrupted image build)")
     for path in report.removed_dirs:
-        typer.echo(f"{verb} channel dir {path}")
+        typer.echo(f"{verb} temp dir {path}")
     for image in report.kept_images:
         typer.echo(f"kept image {image} (in use)")
     if report.kept_containers:
         typer.echo(
             f"kept {len(report.kept_containers)} container(s) of runs still in progress (use --all to remove them)"
         )
-    if not (report.removed_containers or report.removed_images or report.removed_dirs or report.kept_containers):
+    removed = report.removed_containers or report.removed_images or report.removed_dirs or report.removed_builds
+    if not (removed or report.kept_containers):
         typer.echo("nothing to clean")
     for error in report.errors:
         typer.echo(f"error: {error}", err=True)

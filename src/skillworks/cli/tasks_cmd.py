@@ -106,6 +106,9 @@ def _print_table(rows: list[_Row], show_oracle: bool) -> None:
     console.print(table)
     errors = sum(1 for r in rows if r.has_error)
     console.print(f"{len(rows)} task(s), {errors} with errors")
+    for row in rows:
+        if row.oracle is not None and row.oracle.trial_dir is not None:
+            console.print(f"oracle logs of {row.path.name}: {row.oracle.trial_dir}", markup=False, soft_wrap=True)
 
 
 @tasks_app.command("check")
@@ -161,7 +164,12 @@ def check(
                     {
                         "oracle": None
                         if row.oracle is None
-                        else {"reward": row.oracle.reward, "ok": row.oracle.ok, "message": row.oracle.message},
+                        else {
+                            "reward": row.oracle.reward,
+                            "ok": row.oracle.ok,
+                            "message": row.oracle.message,
+                            "trial_dir": str(row.oracle.trial_dir) if row.oracle.trial_dir else None,
+                        },
                         "oracle_error": row.oracle_error,
                     }
                     if oracle

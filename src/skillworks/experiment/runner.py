@@ -142,6 +142,11 @@ async def run_experiment(
             condition.select(task, skill_set or SkillSet())
     from skillworks.sandbox import preflight_sandbox
 
+    if any(cfg.name == "oracle" for cfg in spec.agents):  # only the oracle agent needs a task's solution
+        for task in tasks:
+            if task.oracle is None:
+                why = task.extra.get("oracle_problem") or "it has no oracle/solution directory with solve.sh"
+                raise UserError(f"the oracle agent cannot run task {task.id}: {why}", task.root)
     for task in tasks:  # e.g. bubblewrap missing, or a Dockerfile task on `local`: one line, before any trial
         preflight_sandbox(spec.env, task, **spec.env_options)
     if not resume:  # what this host's sandbox will not enforce, said per run (and kept in experiment.json)

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skillworks._tempdirs import temp_prefix
 from skillworks.agents.base import Agent, AgentContext, AgentOutcome
 from skillworks.errors import StagingError, UserError, VerifierError
 from skillworks.experiment.conditions import Condition, SkillSet, get_condition
@@ -99,7 +100,7 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
     paths: dict[str, str] = {"trial_dir": _rel(trial_dir, tenv.run_dir)}
     provision = SkillProvision()
     skills: list[SkillPackage] = []
-    scratch = Path(tempfile.mkdtemp(prefix=f"skillworks-{tenv.run_id[:24]}-{spec.trial_id[:40]}-"))
+    scratch = Path(tempfile.mkdtemp(prefix=f"{temp_prefix('scratch')}{tenv.run_id[:24]}-{spec.trial_id[:40]}-"))
     sandbox: Sandbox | None = None
     skills_dir: str | None = None
     try:

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
+from skillworks._tempdirs import temp_prefix
 from skillworks.gateway import wire_anthropic, wire_gemini, wire_openai_chat, wire_openai_responses
 from skillworks.gateway.internal import GatewayError, ModelRequest, ModelResponse, estimate_tokens, request_chars
 from skillworks.gateway.litellm_backend import LiteLLMBackend
@@ -121,7 +122,7 @@ class Gateway:
         if self._started:
             return
         if self._socket_dir is None:
-            self._socket_dir = Path(tempfile.mkdtemp(prefix="swgw-"))
+            self._socket_dir = Path(tempfile.mkdtemp(prefix=temp_prefix("gateway")))
         self._socket_dir.mkdir(parents=True, exist_ok=True)
         os.chmod(self._socket_dir, 0o755)
         if self.tcp_port is not None:

@@ -88,7 +88,8 @@ async def run_verifier(task: Task, sandbox: Sandbox, out_dir: Path) -> VerifierR
     # the verifier's mount point or a usercustomize.py in a HOME must not survive into grading. They
     # start empty, whatever the agent did to their permissions (SandboxBroken when impossible).
     await sandbox.reset_dirs([VERIFIER_LOG_DIR, VERIFIER_HOME, verifier.mount])
-    await sandbox.upload(verifier.dir, verifier.mount)
+    with verifier.upload_source() as source:  # symlinks (inside the task) followed
+        await sandbox.upload(source, verifier.mount)
     result = await sandbox.exec(
         f"bash {verifier.mount}/{verifier.entrypoint}",
         cwd=verifier.mount,  # never the workspace: a csv.py there would shadow the stdlib

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from skillworks._tempdirs import temp_prefix
 from skillworks.errors import StagingError
 from skillworks.skills.package import SkillPackage, discover_skills, hash_directory
 
@@ -174,7 +175,7 @@ async def audit_skills(
         problems.append(f"stray SKILL.md visible at {path} (outside every skill dir)")
     if len(stray) > _STRAY_LIMIT:
         problems.append(f"... and {len(stray) - _STRAY_LIMIT} more stray SKILL.md files")
-    with tempfile.TemporaryDirectory(prefix="skillworks-audit-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=temp_prefix("audit")) as tmp:
         for i, remote in enumerate(dirs):
             if remote not in existing:
                 continue

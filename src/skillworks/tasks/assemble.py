@@ -12,7 +12,9 @@ from skillworks.tasks.layout import (
     ORACLE_ENTRYPOINT,
     VERIFIER_ENTRYPOINT,
     DirChoice,
+    check_links_inside,
     dockerfile_skill_copies,
+    inside_task,
     load_bundled_skills,
     require_entrypoint,
     resolve_workdir,
@@ -34,6 +36,8 @@ def assemble_task(
 ) -> Task:
     root = root.resolve()
     env_dir = root / "environment"
+    if env_dir.is_dir():
+        env_dir = inside_task(root, env_dir)
     dockerfile = env_dir / "Dockerfile"
     sandbox = config.sandbox
     environment = Environment(
@@ -55,6 +59,7 @@ def assemble_task(
         raise TaskError(f"missing verifier: no {names} directory with {VERIFIER_ENTRYPOINT}", root)
     verifier_dir, verifier_choice = picked
     require_entrypoint(verifier_dir, VERIFIER_ENTRYPOINT, "verifier")
+    check_links_inside(root, verifier_dir)
     verifier = ScriptDir(
         dir=verifier_dir,
         mount=verifier_choice.mount,
@@ -66,9 +71,18 @@ def assemble_task(
     agent_timeout = config.agent.timeout_sec
     oracle: ScriptDir | None = None
     picked = select_dir(root, oracle_dirs)
+    oracle_problem: TaskError | None = None
     if picked is not None:
         oracle_dir, oracle_choice = picked
-        require_entrypoint(oracle_dir, ORACLE_ENTRYPOINT, "oracle")
+        try:
+            require_entrypoint(oracle_dir, ORACLE_ENTRYPOINT, "oracle")
+        except TaskError as exc:
+            # only the oracle agent needs it: the task loads without an oracle, `tasks check` reports
+            # the problem, and a run with the oracle agent refuses the task before it starts
+            oracle_problem = exc
+    if picked is not None and oracle_problem is None:
+        oracle_dir, oracle_choice = picked
+        check_links_inside(root, oracle_dir)
         oracle = ScriptDir(
             dir=oracle_dir,
             mount=oracle_choice.mount,
@@ -78,6 +92,8 @@ def assemble_task(
         )
 
     extra = dict(extra)
+    if oracle_problem is not None:
+        extra["oracle_problem"] = oracle_problem.message
     if not sandbox.network_declared:
         extra["network_defaulted"] = True
     if environment.dockerfile is not None and (copies := dockerfile_skill_copies(environment.dockerfile)):

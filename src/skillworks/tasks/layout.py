@@ -3,6 +3,7 @@ the workspace path, bundled skills, size strings and one-line messages from pyda
 
 from __future__ import annotations
 
+import os
 import re
 import types
 import typing
@@ -47,12 +48,46 @@ def parse_size_mb(value: str, path: Path, key: str) -> int:
 
 
 def select_dir(root: Path, choices: tuple[DirChoice, ...]) -> tuple[Path, DirChoice] | None:
-    """The first candidate directory that exists (native name wins), or None."""
+    """The first candidate directory that exists (native name wins), or None. A candidate that is a
+    symlink (BenchFlow's examples link shared verifiers and oracles) is followed when it stays inside
+    the task directory, and the real directory is returned, so uploads copy files, not a dangling link."""
     for choice in choices:
         candidate = root / choice.name
         if candidate.is_dir():
-            return candidate, choice
+            return inside_task(root, candidate), choice
     return None
+
+
+def inside_task(root: Path, path: Path) -> Path:
+    """`path` with its symlinks resolved; a TaskError when it resolves outside the task directory
+    `root` (the task would depend on files that are not part of it, and uploads would carry them)."""
+    real_root = root.resolve()
+    real = path.resolve()
+    if real != real_root and real_root not in real.parents:
+        raise TaskError(
+            f"{path.relative_to(root).as_posix()} is a symlink to {real}, outside the task directory; "
+            "copy it into the task instead",
+            path,
+        )
+    return real
+
+
+def check_links_inside(root: Path, directory: Path) -> None:
+    """Every symlink under `directory` must resolve inside the task dir `root` (it is followed on upload)."""
+    for dirpath, dirnames, filenames in os.walk(directory, followlinks=False):
+        for name in [*dirnames, *filenames]:
+            path = Path(dirpath) / name
+            if path.is_symlink():
+                try:
+                    real = path.resolve(strict=True)
+                except (OSError, RuntimeError):
+                    raise TaskError(f"symlink {name} -> {os.readlink(path)} is broken or loops", path) from None
+                real_root = root.resolve()
+                if real != real_root and real_root not in real.parents:
+                    raise TaskError(
+                        f"symlink {name} points outside the task directory ({real}); copy the file into the task",
+                        path,
+                    )
 
 
 def require_entrypoint(directory: Path, entrypoint: str, role: str) -> Path:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from skillworks._tempdirs import temp_prefix
 from skillworks.skills.package import SkillPackage
 
 NetworkMode = Literal["no-network", "public", "allowlist"]
@@ -57,6 +62,20 @@ class ScriptDir(BaseModel):
     entrypoint: str = Field(description="script inside `dir` to run, e.g. test.sh or solve.sh")
     timeout_sec: float = 600.0
     env: dict[str, str] = Field(default_factory=dict)
+
+    @contextlib.contextmanager
+    def upload_source(self) -> Iterator[Path]:
+        """The directory to upload: `dir` itself, or, when it holds symlinks (checked at load to stay
+        inside the task), a temporary copy with the links followed, so the sandbox gets files and not
+        links that dangle there."""
+        has_links = any(p.is_symlink() for p in self.dir.rglob("*"))
+        if not has_links:
+            yield self.dir
+            return
+        with tempfile.TemporaryDirectory(prefix=temp_prefix("upload")) as tmp:
+            copy = Path(tmp) / self.dir.name
+            shutil.copytree(self.dir, copy, symlinks=False)
+            yield copy
 
 
 class EvalExpectations(BaseModel):

@@ -230,6 +230,9 @@ def validate_task(path: Path | str) -> list[TaskIssue]:
         if (exc.message, exc.path) not in seen:
             issues.append(TaskIssue(severity="error", code=_code_for(exc.message), message=exc.message, path=exc.path))
     else:
+        if task.extra.get("oracle_problem"):
+            message = str(task.extra["oracle_problem"])
+            issues.append(TaskIssue(severity="error", code=_code_for(message), message=message, path=str(root)))
         issues.extend(_loaded_issues(task))
         issues.extend(_verifier_import_issues(task))
     return sorted(issues, key=lambda i: (i.severity != "error", i.code))

@@ -109,7 +109,7 @@ def test_killed_driver_is_cleaned_by_skillworks_clean(
         assert done.returncode == 0, done.stderr
         assert _containers(runtime, run_id) == []
         assert _channel_dirs(proc.pid) == []
-        assert "removed container" in done.stdout and "removed channel dir" in done.stdout
+        assert "removed container" in done.stdout and "removed temp dir" in done.stdout
         # a run whose driver is alive (this test process) is kept
         assert live.name is not None
         assert run_command_sync(runtime.argv("container", "inspect", live.name)).ok

@@ -150,7 +150,7 @@ def test_ctrl_c_stops_cleanly_and_keeps_recorded_results(tmp_path: Path) -> None
     assert all(r.task_id == "quick" for r in recorded)  # interrupted trials are not recorded
     # no process the run started survives, and no sandbox scratch dir is left behind
     assert [pid for pid in descendants if _alive(pid)] == []
-    assert not list(Path(tempfile.gettempdir()).glob("skillworks-c-*"))
+    assert not list(Path(tempfile.gettempdir()).glob("sw-scratch-*-c-*"))
 
 
 def _alive(pid: int) -> bool:

@@ -70,6 +70,7 @@ def test_oracle_column_rendering() -> None:
         reward: float | None
         ok: bool
         message: str
+        trial_dir: Path | None = None
 
     path = FIXTURES / "md-csv-revenue"
     row = _Row(path=path, fmt="task.md", issues=[], task=load_task(path))

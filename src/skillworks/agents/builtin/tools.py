@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from skillworks._tempdirs import temp_prefix
 from skillworks.agents.builtin.mcp_tools import McpTools
 from skillworks.sandbox.base import Sandbox
 from skillworks.skills.package import SkillPackage
@@ -133,7 +134,7 @@ class ToolBox:
         the tool can write exactly where the agent's shell could, and nowhere else."""
         target = self._path(path)
         staged = f"/tmp/.skillworks-write-{uuid.uuid4().hex}"
-        with tempfile.TemporaryDirectory(prefix="skillworks-write-") as tmp:
+        with tempfile.TemporaryDirectory(prefix=temp_prefix("write")) as tmp:
             local = Path(tmp) / "content"
             local.write_text(content)
             await self.sandbox.upload(local, staged)

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from skillworks._tempdirs import temp_prefix
 from skillworks.agents.base import AgentContext, AgentOutcome
 from skillworks.agents.harness.install import Installation, check_node, find_installation, install, user_installation
 from skillworks.agents.harness.spec import HarnessSpec, ListedSkills, classify_error, render
@@ -180,7 +181,7 @@ class HarnessAgent:
     async def _write_config_files(self, ctx: AgentContext, values: dict[str, str]) -> None:
         if not self.spec.config_files:
             return
-        with tempfile.TemporaryDirectory(prefix="skillworks-harness-") as tmp:
+        with tempfile.TemporaryDirectory(prefix=temp_prefix("harness")) as tmp:
             for i, config in enumerate(self.spec.config_files):
                 local = Path(tmp) / f"{i}-{Path(config.path).name}"
                 local.write_text(render(config.content, values))

@@ -26,7 +26,6 @@ import os
 import shutil
 import signal
 import socket
-import tempfile
 import threading
 import time
 import uuid
@@ -236,7 +235,8 @@ class CleanReport:
     removed_containers: list[str] = field(default_factory=list)
     kept_containers: list[str] = field(default_factory=list)  # driver still alive (or other host)
     removed_images: list[str] = field(default_factory=list)
-    removed_dirs: list[str] = field(default_factory=list)  # host channel dirs of dead drivers
+    removed_dirs: list[str] = field(default_factory=list)  # temp dirs (scratch, gateway, channel) of dead drivers
+    removed_builds: list[str] = field(default_factory=list)  # working containers of interrupted builds
     kept_images: list[str] = field(default_factory=list)  # still used by a container
     errors: list[str] = field(default_factory=list)
 
@@ -249,15 +249,25 @@ def channel_dir_prefix() -> str:
     return f"{CHANNEL_DIR_PREFIX}{os.getpid()}-"
 
 
-def _clean_channel_dirs(report: CleanReport, dry_run: bool) -> None:
-    """Channel dirs (forwarder + sockets) of dead drivers, e.g. after kill -9."""
-    for path in Path(tempfile.gettempdir()).glob(f"{CHANNEL_DIR_PREFIX}*-*"):
-        pid = path.name[len(CHANNEL_DIR_PREFIX) :].split("-", 1)[0]
-        if not pid.isdigit() or process_start_time(int(pid)) is not None or not path.is_dir():
-            continue
+def _clean_temp_dirs(report: CleanReport, dry_run: bool) -> None:
+    """Temp dirs of dead drivers (trial scratch, gateway sockets, channel dirs, build contexts), e.g.
+    after kill -9: every `sw-<kind>-<pid>-...` dir whose pid is gone."""
+    from skillworks._tempdirs import dead_temp_dirs
+
+    for path in dead_temp_dirs():
         report.removed_dirs.append(str(path))
         if not dry_run:
             shutil.rmtree(path, ignore_errors=True)
+
+
+def _clean_builds(runtime: ContainerRuntime, report: CleanReport, all_runs: bool, dry_run: bool) -> None:
+    """Working containers (and still running steps) of builds whose driver is gone."""
+    from skillworks.sandbox.container.build_leftovers import leftover_builds, owner_alive, remove_builds
+
+    doomed = [b for b in leftover_builds(runtime) if all_runs or not owner_alive(b.owner)]
+    report.removed_builds = [b.name or b.container_id[:12] for b in doomed]
+    if doomed and not dry_run:
+        report.errors.extend(remove_builds(runtime, doomed))
 
 
 def _driver_alive(labels: dict[str, str]) -> bool:
@@ -312,7 +322,9 @@ def clean(
         if not removed.ok:
             report.errors.append(removed.error_line())
     report.removed_containers = doomed
-    _clean_channel_dirs(report, dry_run)
+    if run_id is None:  # builds and temp dirs belong to a process, not to one run
+        _clean_builds(runtime, report, all_runs, dry_run)
+        _clean_temp_dirs(report, dry_run)
     if images:
         _clean_images(runtime, report, dry_run)
     return report

@@ -1,9 +1,10 @@
 """Building a task's image once per content hash.
 
-The tag is ``skillworks/<task>:<hash12>`` where the hash covers the Dockerfile *as built* (after
-FROM mapping and skill stripping) and every file of the build context, so a cache hit is one
-``image inspect`` and an edit to any file rebuilds. Builds of one tag are serialised within a
-process, so concurrent trials of a task build it once.
+The tag is ``skillworks/env:<hash16>`` where the hash covers the Dockerfile *as built* (after
+FROM mapping and skill stripping) and every file of the build context -- content, not the task's
+name -- so tasks with identical environments share one image, a cache hit is one ``image inspect``
+and an edit to any file rebuilds. Builds of one tag are serialised within a process, so concurrent
+trials (of one task or of several identical ones) build it once.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from skillworks._tempdirs import temp_prefix
 from skillworks.errors import TaskError, UserError
+from skillworks.sandbox.container.build_leftovers import BUILD_OWNER_ARG, new_owner_token, stop_build
 from skillworks.sandbox.container.dockerfile import SKILLS_DIR, DockerfilePlan, inject_build_args, plan_dockerfile
 from skillworks.sandbox.container.runtime import ContainerRuntime, run_command
 from skillworks.tasks.model import Task
 
-IMAGE_REPO = "skillworks"
+IMAGE_REPO = "skillworks/env"
 CA_MOUNT = "/run/skillworks-host-ca.crt"
 CA_ENV_VARS = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PIP_CERT", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS")
 _HASH_VERSION = b"skillworks-image-v1\0"
@@ -170,7 +173,7 @@ def forget_image(runtime: ContainerRuntime, ref: str) -> None:
 async def ensure_image(runtime: ContainerRuntime, task: Task, options: BuildOptions) -> TaskImage:
     """Build the task's image unless this content hash is already built (or force_build)."""
     context, dockerfile, plan, content_hash = plan_task_image(task, options)
-    tag = f"{IMAGE_REPO}/{image_slug(task.id)}:{content_hash[:12]}"
+    tag = f"{IMAGE_REPO}:{content_hash[:16]}"
     stripped = tuple(plan.skill_copies) if options.strip_skills else ()
     lock = _BUILD_LOCKS.setdefault((id(asyncio.get_running_loop()), tag), asyncio.Lock())
     async with lock:
@@ -214,7 +217,7 @@ async def _build(
     log_dir = options.log_dir or cache_dir() / "build-logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     log_path = log_dir / f"{tag.replace('/', '_').replace(':', '_')}.log"
-    with tempfile.TemporaryDirectory(prefix="skillworks-build-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=temp_prefix("build")) as tmp:
         work = Path(tmp)
         build_context = context
         if options.strip_skills and (context / SKILLS_DIR).exists():
@@ -244,6 +247,9 @@ async def _build(
                 text = inject_build_args(text, CA_ENV_VARS)
         (work / "Dockerfile").write_text(text, encoding="utf-8")
         args.append(str(build_context))
+        owner = new_owner_token()
+        if runtime.kind == "podman":  # names this build's working containers (see build_leftovers)
+            args[1:1] = ["--build-arg", f"{BUILD_OWNER_ARG}={owner}"]
         argv = runtime.argv(*args)
         timeout = task.environment.build_timeout_sec
         with open(log_path, "wb") as log:
@@ -255,16 +261,14 @@ async def _build(
             try:
                 returncode = await asyncio.wait_for(proc.wait(), timeout)
             except TimeoutError:
-                proc.kill()
-                await proc.wait()
+                await stop_build(proc, runtime, owner)
                 raise ImageBuildError(
                     f"image build timed out after {timeout:.0f}s (build_timeout_sec); log: {log_path}",
                     dockerfile,
                 ) from None
-            except BaseException:
+            except BaseException:  # Ctrl-C / SIGTERM of the run: no build step, no working container left
                 if proc.returncode is None:
-                    proc.kill()
-                    await asyncio.shield(proc.wait())
+                    await stop_build(proc, runtime, owner)
                 raise
     if returncode != 0:
         tail = _log_tail(log_path)
@@ -290,8 +294,12 @@ def _ca_build_args(runtime: ContainerRuntime, ca_bundle: Path) -> list[str]:
 
 
 def _log_tail(log_path: Path) -> str:
+    """The last lines the build printed (not the command line the log starts with), shortened."""
     try:
         lines = [ln.strip() for ln in log_path.read_text(errors="replace").splitlines() if ln.strip()]
     except OSError:
         return "no build log"
-    return " | ".join(lines[-_LOG_TAIL_LINES:]) if lines else "empty build log"
+    if lines and lines[0].startswith("$ "):
+        lines = lines[1:]
+    lines = [ln if len(ln) <= 300 else ln[:297] + "..." for ln in lines]
+    return " | ".join(lines[-_LOG_TAIL_LINES:]) if lines else "the build printed nothing"
