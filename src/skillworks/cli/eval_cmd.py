@@ -89,6 +89,12 @@ def register(app: typer.Typer) -> None:
         ] = None,
         targets: Annotated[Path | None, typer.Option(help="product mode: YAML file of targets")] = None,
         weight: Annotated[list[str] | None, typer.Option("--weight", help="metric weight, e.g. accuracy=2")] = None,
+        judge_context: Annotated[
+            str, typer.Option(help="what the accuracy judge sees: trajectory (as ACES) or answer")
+        ] = "trajectory",
+        goal_mode: Annotated[
+            str, typer.Option(help="goal accuracy: match (deterministic) or llm (the judge compares)")
+        ] = "match",
         pass_threshold: Annotated[
             float, typer.Option(min=0.0, max=1.0, help="overall score counted as a success for pass@k")
         ] = 1.0,
@@ -119,6 +125,10 @@ def register(app: typer.Typer) -> None:
             raise UserError("give a SKILL directory (or --resume RUN_DIR)")
         if workspace not in _WORKSPACES:
             raise UserError(f"unknown --workspace {workspace!r} (allowed: {', '.join(_WORKSPACES)})")
+        if judge_context not in ("trajectory", "answer"):
+            raise UserError(f"unknown --judge-context {judge_context!r} (allowed: trajectory, answer)")
+        if goal_mode not in ("match", "llm"):
+            raise UserError(f"unknown --goal-mode {goal_mode!r} (allowed: match, llm)")
         options = EvalOptions(
             skill=skill,
             support=list(support or []),
@@ -136,6 +146,8 @@ def register(app: typer.Typer) -> None:
             decoy_counts=parse_counts(decoys_count),
             targets=targets,
             weights=parse_weights(weight),
+            judge_context=judge_context,
+            goal_mode=goal_mode,
             pass_threshold=pass_threshold,
             out=out,
             run_id=run_id,

@@ -55,12 +55,16 @@ class EvalGrader:
         judge: GatewayJudge | None = None,
         graders: Sequence[Grader] = (),
         weights: dict[str, float] | None = None,
+        judge_sees_trajectory: bool = True,
+        goal_mode: str = "match",
     ) -> None:
         self.run_dir = run_dir
         self.skill_set = skill_set
         self.judge = judge
         self.graders = list(graders)
         self.weights = dict(weights or {})
+        self.judge_sees_trajectory = judge_sees_trajectory
+        self.goal_mode = goal_mode
 
     async def __call__(self, spec: TrialSpec, result: TrialResult, trial_dir: Path) -> TrialResult:
         if result.outcome == "error" or result.error is not None:
@@ -90,6 +94,8 @@ class EvalGrader:
                 support=tuple(s.name for s in staged if s.name not in decoys and s.name != target),
                 decoys=decoys,
                 trial_dir=trial_dir,
+                judge_sees_trajectory=self.judge_sees_trajectory,
+                goal_mode=self.goal_mode,
             )
             ev = spec.task.evaluation
             weights = {**(ev.weights if ev is not None else {}), **self.weights}

@@ -61,6 +61,8 @@ class EvalOptions:
     decoy_counts: list[int] | None = None
     targets: Path | None = None  # product mode YAML
     weights: dict[str, float] = field(default_factory=dict)
+    judge_context: str = "trajectory"  # what the accuracy judge sees: "trajectory" (ACES) or "answer"
+    goal_mode: str = "match"  # goal accuracy: "match" (deterministic) or "llm" (judged)
     pass_threshold: float = 1.0
     out: Path = Path("runs")
     run_id: str | None = None
@@ -283,6 +285,8 @@ async def _one_run(shared: _Shared, run_dir: Path, run_id: str, decoys: list[Ski
         "judge_provider": judge.provider if judge else None,
         "graders": [g.source for g in shared.graders],
         "weights": options.weights,
+        "judge_context": options.judge_context,
+        "goal_mode": options.goal_mode,
         "pass_threshold": options.pass_threshold,
         "comparisons": [{"treatment": a, "baseline": b} for a, b in treatment_pairs],
         "decoys_visible": len(decoys),
@@ -310,7 +314,15 @@ async def _one_run(shared: _Shared, run_dir: Path, run_id: str, decoys: list[Ski
         extra={"eval": eval_extra},
     )
     skill_set = SkillSet(target=shared.target, support=tuple(shared.support), decoys=tuple(decoys))
-    grader = EvalGrader(run_dir, skill_set, judge=judge, graders=shared.graders, weights=options.weights)
+    grader = EvalGrader(
+        run_dir,
+        skill_set,
+        judge=judge,
+        graders=shared.graders,
+        weights=options.weights,
+        judge_sees_trajectory=options.judge_context != "answer",
+        goal_mode=options.goal_mode,
+    )
     resuming = shared.resume and (run_dir / "experiment.json").is_file()
     if resuming:
         _check_skills_unchanged(spec, run_dir)

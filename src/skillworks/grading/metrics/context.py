@@ -27,6 +27,8 @@ class MetricContext:
     support: tuple[str, ...] = ()
     decoys: tuple[str, ...] = ()
     trial_dir: Path | None = None
+    judge_sees_trajectory: bool = True  # the accuracy judge reads the trajectory digest, not only the answer
+    goal_mode: str = "match"  # goal accuracy: "match" (deterministic) or "llm" (the judge compares)
 
     @property
     def expected_skill(self) -> str | None:

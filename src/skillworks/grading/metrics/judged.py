@@ -1,8 +1,14 @@
 """The two LLM-judged metrics.
 
 Accuracy: one judge call grades the final answer against the task, the ground truth / expected output and
-the author's notes; the judge answers ``{"score": <0..1>, "reason": "..."}``. No final answer scores 0
+the author's notes, and — by default, as in ACES — with the trajectory digest in view (how the answer was
+reached: which files were read, what the tools returned); `MetricContext.judge_sees_trajectory = False`
+shows the answer only. The judge answers ``{"score": <0..1>, "reason": "..."}``. No final answer scores 0
 without a judge call.
+
+Goal accuracy in LLM mode (`goal_mode = "llm"`): one judge call compares the final answer with the ground
+truth only (a hedged or incomplete answer is not a match) and answers the same JSON; without a ground
+truth the metric does not apply.
 
 Behavior check: one judge call per ``expected_behavior`` assertion, in order, each answered
 ``{"verdict": "yes"|"no", "evidence": "..."}`` against the trajectory digest; the score is the fraction
@@ -101,6 +107,8 @@ async def accuracy_metric(ctx: MetricContext, judge: Judge) -> MetricResult:
     if answer is None:
         return MetricResult("accuracy", 0.0, {"reason": "no final answer (judge not called)"})
     user = f"Task:\n{ctx.task.instruction}\n\n{_reference(ctx)}\n\nThe agent's final answer:\n{answer}"
+    if ctx.judge_sees_trajectory:
+        user += f"\n\nThe agent's trajectory (how it reached the answer):\n{digest(ctx.trajectory)}"
     messages = [{"role": "system", "content": ACCURACY_SYSTEM}, {"role": "user", "content": user}]
     try:
         reply = await judge.complete(messages)
@@ -141,3 +149,32 @@ async def behavior_check_metric(ctx: MetricContext, judge: Judge) -> MetricResul
     if len(answered) < len(assertions):
         return MetricResult("behavior_check", None, {**details, "reason": "a judge verdict is missing"})
     return MetricResult("behavior_check", sum(1 for v in answered if v["verdict"]) / len(assertions), details)
+
+
+GOAL_SYSTEM = (
+    "You check whether an AI agent's final answer matches the ground truth. Score 1 when it states the "
+    "ground-truth answer, 0 when it does not; an answer that hedges between several values, or gives only "
+    'part of the answer, scores in between. Reply with one JSON object only: {"score": <number from 0 to 1>, '
+    '"reason": "<one sentence>"}.'
+)
+
+
+async def goal_accuracy_llm_metric(ctx: MetricContext, judge: Judge) -> MetricResult:
+    ev = ctx.task.evaluation
+    if ev is None or ev.ground_truth is None:
+        return MetricResult("goal_accuracy", None, {"reason": "no ground truth", "mode": "llm"})
+    answer = final_answer(ctx.trajectory)
+    if answer is None:
+        return MetricResult("goal_accuracy", 0.0, {"reason": "no final answer (judge not called)", "mode": "llm"})
+    truth = ev.ground_truth if isinstance(ev.ground_truth, str) else json.dumps(ev.ground_truth)
+    user = f"Question:\n{ctx.task.instruction}\n\nGround truth:\n{truth}\n\nThe agent's final answer:\n{answer}"
+    messages = [{"role": "system", "content": GOAL_SYSTEM}, {"role": "user", "content": user}]
+    try:
+        reply = await judge.complete(messages)
+    except JudgeError as exc:
+        return MetricResult("goal_accuracy", None, {"reason": f"judge failed: {exc}", "mode": "llm"})
+    score = parse_score(reply)
+    if score is None:
+        return MetricResult("goal_accuracy", None, {"reason": "unparseable judge reply", "mode": "llm"})
+    data = _json_reply(reply) or {}
+    return MetricResult("goal_accuracy", score, {"reason": str(data.get("reason", ""))[:1000], "mode": "llm"})

@@ -7,7 +7,7 @@ from typing import Any
 
 from skillworks.grading.metrics.context import OVERALL, Judge, MetricContext, MetricResult, overall_score
 from skillworks.grading.metrics.goal import goal_accuracy_metric
-from skillworks.grading.metrics.judged import accuracy_metric, behavior_check_metric
+from skillworks.grading.metrics.judged import accuracy_metric, behavior_check_metric, goal_accuracy_llm_metric
 from skillworks.grading.metrics.security import security_metric
 from skillworks.grading.metrics.skill_use_metrics import skill_efficiency_metric, skill_execution_metric
 
@@ -55,7 +55,13 @@ async def grade_trial(
         results.append(MetricResult("accuracy", None, {"reason": "no judge model configured"}))
     else:
         results.append(await accuracy_metric(ctx, judge))
-    results.append(goal_accuracy_metric(ctx))
+    if ctx.goal_mode == "llm":
+        if judge is None:
+            results.append(MetricResult("goal_accuracy", None, {"reason": "goal mode llm: no judge model configured"}))
+        else:
+            results.append(await goal_accuracy_llm_metric(ctx, judge))
+    else:
+        results.append(goal_accuracy_metric(ctx))
     if judge is None:
         results.append(MetricResult("behavior_check", None, {"reason": "no judge model configured"}))
     else:
