@@ -60,17 +60,24 @@ def _rows() -> list[dict[str, Any]]:
 
 @agents_app.command("list")
 def list_agents(
-    as_json: Annotated[bool, typer.Option("--json", help="print JSON instead of a table")] = False,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table | json")] = "table",
+    as_json: Annotated[bool, typer.Option("--json", help="same as --format json")] = False,
 ) -> None:
     """Each agent: kind, pinned version, whether it is installed, and where it reads skills."""
+    from skillworks.errors import UserError
+
+    if fmt not in ("table", "json"):
+        raise UserError(f"--format must be table or json, not {fmt!r}")
     rows = _rows()
-    if as_json:
+    if as_json or fmt == "json":
         typer.echo(json.dumps(rows, indent=2))
         return
     from rich.console import Console
     from rich.table import Table
 
-    table = Table("agent", "kind", "version", "installed", "skills dir", "install path / package")
+    console = Console()
+    wide = console.width >= 120  # the install path column only where it fits; --format json has it
+    table = Table("agent", "kind", "version", "installed", "skills dir", *(["install path / package"] if wide else []))
     for row in rows:
         if row["kind"] == "builtin":
             installed, where = "built in", ""
@@ -79,8 +86,12 @@ def list_agents(
             if row.get("binary_override"):
                 installed += f" (binary: {row['binary_override']})"
             where = row["path"] if row["installed"] else f"{row['package']} (skillworks agents install {row['agent']})"
-        table.add_row(row["agent"], row["kind"], row["version"], installed, row["skills_dir"], where)
-    Console(width=200).print(table)
+        table.add_row(
+            row["agent"], row["kind"], row["version"], installed, row["skills_dir"], *([where] if wide else [])
+        )
+    console.print(table)
+    if not wide:
+        console.print("install paths: --format json (or a terminal of 120 columns or more)")
 
 
 @agents_app.command("install")

@@ -15,6 +15,7 @@ _FORMATS = ("table", "json", "sarif")
 
 
 def _print_table(report: CheckReport, verbose: bool) -> None:
+    from rich import box
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -23,9 +24,14 @@ def _print_table(report: CheckReport, verbose: bool) -> None:
 
     console = Console()
     failed = {id(s) for s in report.failed()}
-    summary = Table(title="skillworks check", show_lines=False)
-    for col in ("skill", "score", "grade", *(d.value[:4] for d in SCORED_DIMENSIONS), "sec", "gate"):
-        summary.add_column(col, overflow="fold")
+    summary = Table(
+        title="skillworks check", show_lines=False, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True
+    )
+    summary.add_column("skill", overflow="fold", ratio=1)
+    for col in ("score", "grade", *(d.value[:4] for d in SCORED_DIMENSIONS)):
+        summary.add_column(col, no_wrap=True, justify="right")
+    summary.add_column("security\nfindings", no_wrap=True, justify="right")  # a count, not a score
+    summary.add_column("gate", no_wrap=True)
     names = [s.name or s.root.name for s in report.skills]
     for s in report.skills:
         colour = "green" if id(s) not in failed else "red"

@@ -6,8 +6,10 @@ from __future__ import annotations
 import importlib
 import logging
 import sys
+from typing import Any
 
 import typer
+import typer.main
 
 from skillworks.errors import UserError
 
@@ -46,13 +48,39 @@ def _register_commands() -> None:
         module.register(app)
 
 
+def _version(value: bool) -> None:
+    if value:
+        from skillworks import __version__
+
+        typer.echo(f"skillworks {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="print the version and exit"
+    ),
+) -> None:
+    """Does this skill make an agent better, where does it fail, and how do I make it better?"""
+
+
 _register_commands()
+
+
+def command() -> Any:
+    """The Click command tree of `skillworks`, with the help conventions applied (see help_polish)."""
+    from skillworks.cli.help_polish import polish
+
+    cmd = typer.main.get_command(app)
+    polish(cmd)
+    return cmd
 
 
 def main() -> None:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        app()
+        command()(prog_name="skillworks")
     except UserError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)

@@ -88,12 +88,13 @@ def _print_table(rows: list[_Row], show_oracle: bool) -> None:
     from rich.table import Table
 
     table = Table(title="tasks check", show_lines=True)
-    table.add_column("task", overflow="fold")
-    table.add_column("format")
-    table.add_column("status")
+    # names and numbers are never broken across lines; the problems column takes the wrapping
+    table.add_column("task", no_wrap=True, overflow="ellipsis", max_width=36)
+    table.add_column("format", no_wrap=True)
+    table.add_column("status", no_wrap=True)
     if show_oracle:
-        table.add_column("oracle reward")
-    table.add_column("problems", overflow="fold")
+        table.add_column("oracle", no_wrap=True)
+    table.add_column("problems", overflow="fold", ratio=1)
     colours = {"ok": "green", "warning": "yellow", "error": "red"}
     for row in rows:
         problems = "\n".join(escape(f"{i.severity}: {i.message}") for i in row.issues) or "-"
@@ -116,7 +117,8 @@ def check(
     paths: list[Path] = typer.Argument(..., help="task directories, or trees that contain task directories"),
     oracle: bool = typer.Option(False, "--oracle", help="also run each task's oracle and require reward 1.0"),
     env: str = typer.Option("local", "--env", help="sandbox for --oracle: local | container"),
-    as_json: bool = typer.Option(False, "--json", help="print the issues as JSON instead of a table"),
+    fmt: str = typer.Option("table", "--format", "-f", help="table | json"),
+    as_json: bool = typer.Option(False, "--json", help="same as --format json"),
     container_cli: ContainerCli = None,
     container_global_flag: ContainerGlobalFlags = None,
     container_run_flag: ContainerRunFlags = None,
@@ -132,6 +134,9 @@ def check(
 
     if env not in _ENVS:
         raise UserError(f"--env must be one of {', '.join(_ENVS)}, not {env!r}")
+    if fmt not in ("table", "json"):
+        raise UserError(f"--format must be table or json, not {fmt!r}")
+    as_json = as_json or fmt == "json"
     rows: list[_Row] = []
     for task_dir in discover_tasks(paths):
         issues = validate_task(task_dir)

@@ -21,18 +21,21 @@ def headline_lines(summary: Summary) -> list[str]:
         for row in rows:
             lines.append(
                 f"  {row.condition:<{width}}  pass rate {pct(row.rate):>6}  95% CI {interval(row.wilson)}"
-                f"  errors {row.errored}/{row.planned}"
+                f"  errors {row.errored}/{row.planned}" + (f", ungraded {row.ungraded}" if row.ungraded else "")
             )
             delta = deltas.get((agent, row.condition))
             if delta is not None:
                 paired = delta.paired
                 g = "undefined" if delta.g is None else f"{delta.g:.2f}"
+                lo, hi = delta.ci_low_pp, delta.ci_high_pp
+                crosses = lo is not None and hi is not None and lo <= 0 <= hi
                 lines.append(
-                    f"  {'':<{width}}  Δ vs {delta.baseline} {pp(delta.delta_pp)} pp"
-                    f"  95% CI {interval_pp(delta.ci_low_pp, delta.ci_high_pp)}  g {g}"
+                    f"  {'':<{width}}  Δ vs {delta.baseline} {pp(delta.delta_pp)} pp, 95% CI {interval_pp(lo, hi)}"
+                    + (f" inconclusive (n={row.n_tasks})" if crosses else "")
+                    + f", g {g}"
                 )
                 lines.append(
                     f"  {'':<{width}}  scored-only: Δ {pp(paired.delta_pp)} pp over {paired.n_paired} paired tasks"
-                    f"  95% CI {interval_pp(paired.ci_low_pp, paired.ci_high_pp)}"
+                    f", 95% CI {interval_pp(paired.ci_low_pp, paired.ci_high_pp)}"
                 )
     return lines

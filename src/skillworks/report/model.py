@@ -35,7 +35,8 @@ class FrameCounts(_Strict):
     planned: int = Field(description="tasks x conditions x agents x trials, over all runs")
     recorded: int = Field(description="planned trials with a result (latest attempt)")
     scored: int = Field(description="recorded trials with a reward and no error")
-    errored: int
+    errored: int = Field(description="recorded trials without a reward, ungraded ones excepted")
+    ungraded: int = Field(default=0, description="trials of tasks without a verifier (eval cases): not errors")
     missing: int = Field(description="planned trials with no result")
     out_of_plan: int = Field(description="results outside the plan (ignored)")
     superseded_attempts: int = Field(description="earlier attempts replaced by a retry")
@@ -57,6 +58,7 @@ class PassRateRow(_Strict):
     scored: int
     errored: int
     missing: int
+    ungraded: int = Field(default=0, description="trials without a verifier (eval cases), not counted as errored")
     rate: float = Field(description="task-macro mean reward, fixed frame (missing/errored = 0)")
     n: int = Field(description="observations for the intervals: tasks x trials (the fixed frame)")
     wald: IntervalOut | None

@@ -28,13 +28,22 @@ def _label(condition: str, agent: str | None, multi_agent: bool) -> str:
     return f"{condition} / {agent if agent is not None else 'all agents'}"
 
 
-def delta_label(d: DeltaRow) -> str:
+def delta_estimate(d: DeltaRow) -> tuple[float | None, float | None, float | None, int]:
+    """(Δ, CI low, CI high, n) in pp: the fixed-frame Δ with its paired bootstrap CI over tasks; for a
+    summary written before that CI existed, the scored-only paired Δ and its CI."""
+    if d.ci_low_pp is not None and d.ci_high_pp is not None:
+        return d.delta_pp, d.ci_low_pp, d.ci_high_pp, d.paired.n_paired + len(d.paired.unpaired_tasks)
     p = d.paired
-    if p.delta_pp is None:
+    return p.delta_pp, p.ci_low_pp, p.ci_high_pp, p.n_paired
+
+
+def delta_label(d: DeltaRow) -> str:
+    est, low, high, n = delta_estimate(d)
+    if est is None:
         return "Δ undefined (no task scored on both sides)"
-    text = f"Δ {pp(p.delta_pp)} pp, 95% CI {interval_pp(p.ci_low_pp, p.ci_high_pp)}"
-    if p.ci_low_pp is not None and p.ci_high_pp is not None and p.ci_low_pp <= 0 <= p.ci_high_pp:
-        text += f" inconclusive (n={p.n_paired})"
+    text = f"Δ {pp(est)} pp, 95% CI {interval_pp(low, high)}"
+    if low is not None and high is not None and low <= 0 <= high:
+        text += f" inconclusive (n={n})"
     return text
 
 
@@ -80,13 +89,13 @@ def run_charts(s: Summary, cell_href: CellHref) -> dict[str, Chart | None]:
     for agent in dict.fromkeys(d.agent for d in s.deltas):
         rows = [d for d in s.deltas if d.agent == agent]
         charts[f"forest:{agent}"] = forest_plot(
-            f"Skill effect vs {rows[0].baseline} for {agent}: paired Δ with bootstrap 95% CI",
+            f"Skill effect vs {rows[0].baseline} for {agent}: Δ with its paired bootstrap 95% CI over tasks",
             [
                 ForestInput(
                     label=f"{d.condition} vs {d.baseline}",
-                    estimate=d.paired.delta_pp,
-                    low=d.paired.ci_low_pp,
-                    high=d.paired.ci_high_pp,
+                    estimate=delta_estimate(d)[0],
+                    low=delta_estimate(d)[1],
+                    high=delta_estimate(d)[2],
                     value_label=delta_label(d),
                 )
                 for d in rows

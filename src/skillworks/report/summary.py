@@ -214,14 +214,14 @@ def build_summary(
         for r in run.results:
             if id(r) not in latest_ids:
                 superseded += 1
-                if _in_plan(run, r) and not is_scored(r):
+                if _in_plan(run, r) and not is_scored(r) and r.outcome != "ungraded":
                     errors.append(_error_row(run, r, superseded=True))
         for r in latest:
             if not _in_plan(run, r):
                 out_of_plan += 1
                 continue
             kept.append(r)
-            if not is_scored(r):
+            if not is_scored(r) and r.outcome != "ungraded":  # ungraded: no verifier, not an error
                 errors.append(_error_row(run, r, superseded=False))
         seen = {(r.task_id, r.condition, r.agent, r.trial_index) for r in latest}
         for cond in run.conditions:
@@ -246,6 +246,7 @@ def build_summary(
         cell: task_macro_rate(by_cell[cell], tasks, planned_per_task[cell]) for cell in cells
     }
 
+    ungraded_in = {cell: sum(1 for r in by_cell[cell] if r.outcome == "ungraded") for cell in cells}
     pass_rates: list[PassRateRow] = []
     for cell, m in macro.items():
         n = sum(max(t.planned, t.recorded) for t in m.per_task.values())
@@ -259,7 +260,8 @@ def build_summary(
                 planned=m.planned,
                 recorded=m.recorded,
                 scored=m.scored,
-                errored=m.errored,
+                errored=m.errored - ungraded_in[cell],
+                ungraded=ungraded_in[cell],
                 missing=m.missing,
                 rate=m.rate,
                 n=n,
@@ -410,7 +412,8 @@ def build_summary(
             planned=planned_total,
             recorded=len(kept),
             scored=sum(1 for r in kept if is_scored(r)),
-            errored=sum(1 for r in kept if not is_scored(r)),
+            errored=sum(1 for r in kept if not is_scored(r) and r.outcome != "ungraded"),
+            ungraded=sum(1 for r in kept if r.outcome == "ungraded"),
             missing=len(missing),
             out_of_plan=out_of_plan,
             superseded_attempts=superseded,

@@ -78,3 +78,14 @@ def test_unwritable_output(tmp_path: Path) -> None:
     proc = _cli("check", str(FIXTURES / "clean"), "-f", "json", "-o", str(target))
     assert proc.returncode == 2
     assert proc.stderr.strip().startswith(f"error: {target}: cannot write the report:")
+
+
+def test_summary_table_labels_the_security_count_and_fits_80_columns() -> None:
+    result = runner.invoke(
+        app, ["check", str(FIXTURES / "defects" / "sec-destructive-shell"), "--no-lint"], env={"COLUMNS": "80"}
+    )
+    assert "security" in result.output and "findings" in result.output
+    lines = result.output.splitlines()
+    header = next(i for i, line in enumerate(lines) if "findings" in line)
+    assert "security" in lines[header - 1] and "gate" in lines[header]  # the count is labelled as such
+    assert all(len(line) <= 80 for line in lines[header - 1 : header + 3])

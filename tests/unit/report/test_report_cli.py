@@ -97,3 +97,72 @@ def test_torn_last_line_warns_and_succeeds(
         fh.write('{"trial_id": "t1__none')
     assert _run(monkeypatch, str(run), "--resamples", "100") == 0
     assert "warning:" in capsys.readouterr().err
+
+
+def test_report_at_80_columns_prints_the_headline_with_whole_numbers(
+    fx: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = fx.write_run(tmp_path)
+    monkeypatch.setattr(sys, "argv", ["skillworks", "report", str(run), "--resamples", "200"])
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        main()
+    lines = [line for line in capsys.readouterr().out.splitlines() if not line.startswith("wrote ")]
+    assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
+    text = "\n".join(lines)
+    assert "curated  pass rate  75.0%  95% CI [36.5, 94.0]  errors 0/6" in text
+    assert "Δ vs none +25.0 pp, 95% CI [" in text and "inconclusive (n=2)" in text
+
+
+def test_report_format_json_prints_the_summary_alone(
+    fx: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    run = fx.write_run(tmp_path)
+    assert _run(monkeypatch, str(run), "--format", "json", "--resamples", "100") == 0
+    out = capsys.readouterr().out
+    assert json.loads(out) == json.loads((run / "summary.json").read_text())
+
+
+def test_report_format_pr_comment(
+    fx: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = fx.standard_results()
+    bad = results[5]
+    assert bad.error is not None
+    results[5] = bad.model_copy(update={"error": bad.error.model_copy(update={"message": "a | b\n<script>"})})
+    run = fx.write_run(tmp_path, results)
+    assert _run(monkeypatch, str(run), "--format", "pr-comment", "--resamples", "100") == 0
+    captured = capsys.readouterr()
+    out = captured.out
+    assert out == (run / "pr_comment.md").read_text()
+    assert out.startswith("<!-- skillworks-report -->\n### skillworks: run-1")
+    assert "> **Warning:** results produced with the scripted test provider" in out
+    assert "| curated | a1 | 75.0% | [36.5, 94.0] | 0/6 |" in out
+    assert "| curated | a1 | +25.0 | [" in out and "inconclusive (n=2) |" in out  # the headline Δ, with its CI
+    assert "a \\| b <script>" in out  # a pipe cannot break the table; a newline cannot break the list
+    assert "wrote" not in out and "wrote" in captured.err  # stdout holds the comment alone
+    assert (run / "summary.json").is_file() and not (run / "report.html").exists()
+
+
+def test_an_eval_run_s_ungraded_trials_are_not_errors(
+    fx: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = [
+        fx.trial("t1", "none", 0, 1.0).model_copy(update={"reward": None, "outcome": "ungraded"}),
+        fx.trial("t1", "curated", 0, 1.0).model_copy(update={"reward": None, "outcome": "ungraded"}),
+        fx.trial("t2", "none", 0, None, error=fx.SANDBOX_ERROR),
+        fx.trial("t2", "curated", 0, 1.0),
+    ]
+    run = fx.write_run(tmp_path, results, fx.experiment(trials=1))
+    assert _run(monkeypatch, str(run), "--resamples", "100") == 0
+    out = capsys.readouterr().out
+    assert "none     pass rate   0.0%" in out and "errors 1/2, ungraded 1" in out
+    assert "errors 0/2, ungraded 1" in out
+    summary = (run / "summary.json").read_text()
+    import json
+
+    data = json.loads(summary)
+    assert data["counts"]["errored"] == 1 and data["counts"]["ungraded"] == 2
+    assert [e["trial_id"] for e in data["errors"]] == ["t2__none__a1__t0"]

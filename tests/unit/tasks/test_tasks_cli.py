@@ -80,3 +80,14 @@ def test_oracle_column_rendering() -> None:
     assert _oracle_cell(row) == "[red]0[/] reward 0 < 1" and row.status == "error"
     row.oracle, row.oracle_error = None, "no oracle to run"
     assert _oracle_cell(row) == "[red]no oracle to run[/]" and row.has_error
+
+
+def test_check_table_fits_80_columns_with_names_whole_and_format_json() -> None:
+    result = runner.invoke(app, ["tasks", "check", str(FIXTURES)], env={"COLUMNS": "80"})
+    lines = result.output.splitlines()
+    assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
+    assert any("md-csv-revenue" in line for line in lines) and any("harbor-word-count" in line for line in lines)
+    as_json = runner.invoke(app, ["tasks", "check", str(FIXTURES), "--format", "json"])
+    assert as_json.exit_code == 0 and len(json.loads(as_json.output)) == 4
+    bad = runner.invoke(app, ["tasks", "check", str(FIXTURES), "--format", "yaml"])
+    assert bad.exit_code != 0 and "--format must be table or json" in str(bad.exception or bad.output)

@@ -1,0 +1,79 @@
+"""A short Markdown summary of a run for a pull-request comment (``skillworks report --format pr-comment``):
+the pass rate per condition with its interval and errors, the skill effect with its paired CI (and
+"inconclusive" when it crosses 0), the eval Skill Lift when the run is an eval run, and the worst tasks.
+GitHub renders it as is; it stays far below GitHub's 65,536-character comment limit."""
+
+from __future__ import annotations
+
+from skillworks.report.formatting import interval, interval_pp, pct, pp
+from skillworks.report.model import SCRIPTED_NOTE, Summary
+from skillworks.report.run_charts import delta_estimate
+
+MAX_TASK_ROWS = 15
+MARKER = "<!-- skillworks-report -->"  # lets a CI step find and update its own comment
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_pr_comment(summary: Summary, eval_lines: list[str] | None = None) -> str:
+    s = summary
+    lines = [MARKER, f"### skillworks: {_cell(', '.join(s.run_ids))}", ""]
+    if s.scripted_provider:
+        lines += [f"> **Warning:** {SCRIPTED_NOTE}.", ""]
+    c = s.counts
+    lines += [
+        f"{len(s.tasks)} task(s) × {len(s.conditions)} condition(s) × {len(s.agents)} agent(s) × "
+        f"{s.trials_per_task} trial(s): {c.scored}/{c.planned} scored, {c.errored} errored, {c.missing} missing"
+        + (f", {c.ungraded} ungraded (no verifier)" if c.ungraded else "")
+        + ".",
+        "",
+        "| Condition | Agent | Pass rate | 95% CI (Wilson) | Errors |",
+        "|---|---|---:|---|---:|",
+    ]
+    lines += [
+        f"| {_cell(r.condition)} | {_cell(r.agent)} | {pct(r.rate)} | {interval(r.wilson)} | {r.errored}/{r.planned} |"
+        for r in s.pass_rates
+    ]
+    if s.deltas:
+        lines += ["", f"**Skill effect vs `{s.deltas[0].baseline}`** (paired bootstrap over tasks)", ""]
+        lines += ["| Condition | Agent | Δ (pp) | 95% CI | Verdict |", "|---|---|---:|---|---|"]
+        for d in s.deltas:
+            est, low, high, n = delta_estimate(d)
+            if low is None or high is None:
+                verdict = f"no interval (n={n})"
+            elif low > 0:
+                verdict = "better"
+            elif high < 0:
+                verdict = "worse"
+            else:
+                verdict = f"inconclusive (n={n})"
+            lines.append(
+                f"| {_cell(d.condition)} | {_cell(d.agent)} | {pp(est)} | {interval_pp(low, high)} | {verdict} |"
+            )
+    if eval_lines:
+        lines += ["", "**Skill Lift**", "", *[f"- {_cell(x)}" for x in eval_lines]]
+    if s.per_task and len(s.conditions) > 1:
+        spread = sorted(
+            s.per_task, key=lambda t: max(x.rate for x in t.cells) - min(x.rate for x in t.cells), reverse=True
+        )
+        shown = spread[:MAX_TASK_ROWS]
+        cols = [(x.condition, x.agent) for x in s.per_task[0].cells]
+        multi = len(s.agents) > 1
+        head = [f"{cd} / {ag}" if multi else cd for cd, ag in cols]
+        lines += [
+            "",
+            f"<details><summary>Per task (the {len(shown)} of {len(s.per_task)} with the largest spread)</summary>",
+            "",
+        ]
+        lines += ["| Task | " + " | ".join(_cell(h) for h in head) + " |", "|---|" + "---:|" * len(cols)]
+        lines += [f"| {_cell(t.task_id)} | " + " | ".join(pct(x.rate, 0) for x in t.cells) + " |" for t in shown]
+        lines += ["", "</details>"]
+    if s.errors:
+        lines += ["", f"<details><summary>{len(s.errors)} errored trial(s)</summary>", ""]
+        lines += [f"- `{_cell(e.trial_id)}`: {_cell(e.phase or '?')} / {_cell(e.category or '?')}: "
+                  f"{_cell(e.message[:200])}" for e in s.errors[:20]]  # fmt: skip
+        lines += ["", "</details>"]
+    lines += ["", "Full report: `report.html` in the run directory (self-contained; open it from the CI artifact)."]
+    return "\n".join(lines) + "\n"
