@@ -34,8 +34,8 @@ def test_headline_delta_gets_an_interval_on_its_own_frame(fx: Any, tmp_path: Pat
     assert (d.ci_low_pp, d.ci_high_pp) == (-50.0, 50.0)
     assert d.paired.delta_pp == 50.0 and (d.paired.ci_low_pp, d.paired.ci_high_pp) == (50.0, 50.0)
     text = "\n".join(headline_lines(s))
-    assert "Δ vs none +16.7 pp  95% CI [-50.0, +50.0]" in text
-    assert "scored-only: Δ +50.0 pp over 2 paired tasks  95% CI [+50.0, +50.0]" in text
+    assert "Δ vs none +16.7 pp, 95% CI [-50.0, +50.0] inconclusive (n=3), g 0.33" in text
+    assert "scored-only: Δ +50.0 pp over 2 paired tasks, 95% CI [+50.0, +50.0]" in text
     md = render_markdown(s)
     assert "| curated | a1 | 66.7% | 50.0% | +16.7 | [-50.0, +50.0] | 0.333 | +50.0 | [+50.0, +50.0] | 2 | t1 |" in md
 
