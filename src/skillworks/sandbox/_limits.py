@@ -94,6 +94,7 @@ class TrialLimits:
     mechanism: str = "none"
     enforced: set[str] = field(default_factory=set)
     _dirs: list[Path] = field(default_factory=list)
+    _procs: list[str] = field(default_factory=list)
     _rlimits: list[tuple[int, int]] = field(default_factory=list)
 
     @property
@@ -145,7 +146,8 @@ class TrialLimits:
         if not self.enforced and r.wanted():
             child.rmdir()
             return False
-        self.mechanism, self._dirs = "cgroup v2", [child]
+        self.mechanism = "cgroup v2"
+        self._set_dirs([child])
         return True
 
     def _try_v1(self, dirs: dict[str, Path]) -> bool:
@@ -160,7 +162,7 @@ class TrialLimits:
                 child.mkdir()
             except OSError:
                 continue
-            self._dirs.append(child)
+            self._set_dirs([*self._dirs, child])
             if controller == "memory" and r.memory_mb:
                 limit = str(r.memory_mb * 1024 * 1024)
                 if _write(child / "memory.limit_in_bytes", limit):
@@ -194,15 +196,31 @@ class TrialLimits:
             self.mechanism = "rlimits"
 
     def preexec(self) -> None:
-        """Runs in the child between fork and exec of bwrap: join the cgroups, set the rlimits."""
-        pid = str(os.getpid())
-        for directory in self._dirs:
-            _write(directory / "cgroup.procs", pid)
+        """Runs in the child between fork and exec of bwrap: join the cgroups, set the rlimits. Only
+        plain system calls (no Python-level lock another thread could hold at fork time)."""
+        pid = b"%d" % os.getpid()
+        for procs in self._procs:
+            try:
+                fd = os.open(procs, os.O_WRONLY)
+            except OSError:
+                continue
+            try:
+                os.write(fd, pid)
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
         for which, value in self._rlimits:
-            with contextlib.suppress(ValueError, OSError):
+            try:
                 _soft, hard = resource.getrlimit(which)
                 cap = value if hard == resource.RLIM_INFINITY else min(value, hard)
                 resource.setrlimit(which, (cap, cap))
+            except (ValueError, OSError):
+                pass
+
+    def _set_dirs(self, dirs: list[Path]) -> None:
+        self._dirs = dirs
+        self._procs = [str(d / "cgroup.procs") for d in dirs]
 
     def close(self) -> None:
         """Kill whatever still runs in the trial's cgroups and remove them."""
@@ -221,7 +239,7 @@ class TrialLimits:
                     break
                 except OSError:
                     time.sleep(0.05)
-        self._dirs = []
+        self._set_dirs([])
 
 
 _STATUS: dict[LimitRequest, str] = {}
