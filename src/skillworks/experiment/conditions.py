@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from skillworks.errors import UserError
 from skillworks.skills.package import SkillPackage
@@ -102,16 +102,38 @@ for _c in (
     register_condition(_c)
 
 
-def _register_self_generated() -> None:
-    from skillworks.experiment.selfgen.source import SelfGeneratedSource
+class _LazySource:
+    """A condition's source imported on first use: the sources pull in heavy modules (the skill
+    checks, the compiler, MCP) that a run without their condition never needs."""
 
+    def __init__(self, module: str, attr: str, instantiate: bool) -> None:
+        self._where = (module, attr, instantiate)
+        self._source: Any = None
+
+    def resolve(self) -> Any:
+        if self._source is None:
+            import importlib
+
+            module, attr, instantiate = self._where
+            found = getattr(importlib.import_module(module), attr)
+            self._source = found() if instantiate else found
+        return self._source
+
+    async def provide(self, request: Any) -> Any:
+        return await self.resolve().provide(request)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.resolve(), name)
+
+
+def _register_self_generated() -> None:
     register_condition(
         Condition(
             "self-generated",
             "SkillsBench: skills the agent itself wrote for the task type in a separate creator session",
             _none,  # the packs come from the source; nothing the experiment holds is selected
             strips_task_skills=True,
-            source=SelfGeneratedSource(),
+            source=_LazySource("skillworks.experiment.selfgen.source", "SelfGeneratedSource", True),
         )
     )
 
@@ -120,15 +142,13 @@ _register_self_generated()
 
 
 def _register_compiled() -> None:
-    from skillworks.compile.source import CompiledSource
-
     register_condition(
         Condition(
             "compiled",
             "SkillSmith: the task's skills compiled into boundary contracts and served over MCP (no raw SKILL.md)",
             _curated,  # which packages get compiled; the agent is given the runtime's handles instead
             strips_task_skills=True,
-            source=CompiledSource(),
+            source=_LazySource("skillworks.compile.source", "CompiledSource", True),
         )
     )
 
@@ -137,15 +157,13 @@ _register_compiled()
 
 
 def _register_evolve_conditions() -> None:
-    from skillworks.evolve.source import LIBRARY_SOURCE
-
     register_condition(
         Condition(
             "evolved",
             "SkillFlow: the skills of an evolved library version (skillworks evolve, or run --skills-from DIR)",
             _none,
             strips_task_skills=True,
-            source=LIBRARY_SOURCE,
+            source=_LazySource("skillworks.evolve.source", "LIBRARY_SOURCE", False),
         )
     )
     register_condition(

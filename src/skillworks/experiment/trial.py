@@ -308,9 +308,10 @@ async def _run_agent(
         outcome.error = gateway.trial_error(spec.trial_id)
     # nothing the agent started may run on into grading (SandboxBroken when that cannot be ensured)
     await sandbox.end_agent_phase()
-    try:
-        if await sandbox.path_exists("/logs/agent"):
-            await sandbox.download("/logs/agent", trial_dir / "agent" / "sandbox-logs")
+    try:  # one round trip: a missing dir is FileNotFoundError, no existence check first
+        await sandbox.download("/logs/agent", trial_dir / "agent" / "sandbox-logs")
+    except FileNotFoundError:
+        pass
     except OSError as exc:
         log.warning("could not download agent logs of %s: %s", spec.trial_id, exc)
     return outcome

@@ -6,6 +6,7 @@ garbled reward is a VerifierError, never a 0."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,7 +101,7 @@ async def run_verifier(task: Task, sandbox: Sandbox, out_dir: Path) -> VerifierR
     )
     (out_dir / "stderr.txt").write_text(result.stderr)
     logs = out_dir / "logs"
-    if await sandbox.path_exists(VERIFIER_LOG_DIR):
+    with contextlib.suppress(FileNotFoundError):  # no reward: read_reward says so below
         await sandbox.download(VERIFIER_LOG_DIR, logs)
     if result.timed_out:
         raise VerifierError(f"the verifier timed out after {verifier.timeout_sec:g}s")

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-
-from scipy.stats import norm
+from statistics import NormalDist
 
 
 @dataclass(frozen=True)
@@ -23,10 +22,10 @@ class Interval:
 
 
 def z_for(confidence: float = 0.95) -> float:
-    """Two-sided standard-normal quantile, e.g. 1.959963984540054 for 95 %."""
+    """Two-sided standard-normal quantile, e.g. 1.95996398454005 for 95 %."""
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    return float(norm.ppf(0.5 + confidence / 2.0))
+    return NormalDist().inv_cdf(0.5 + confidence / 2.0)  # stdlib: no scipy import on the run path
 
 
 def _check(p: float, n: int) -> None:

@@ -207,8 +207,10 @@ async def container_session(run_id: str) -> AsyncIterator[ContainerSession]:
             previous[sig] = signal.getsignal(sig)
             loop.add_signal_handler(sig, on_signal, int(sig))
             installed.append(int(sig))
+    completed = False
     try:
         yield session
+        completed = True
     except asyncio.CancelledError:
         if session.signal_received is None:
             raise
@@ -219,8 +221,11 @@ async def container_session(run_id: str) -> AsyncIterator[ContainerSession]:
             if handler is not None:
                 signal.signal(signum, handler)
         _current_run.reset(token)
-        with contextlib.suppress(Exception):
-            await asyncio.shield(sweep_run(run_id))
+        # after a normal end every trial removed its own container (a failed removal stays in the
+        # registry, for the atexit hook); the sweep by label is for runs that were cut short
+        if not completed or session.signal_received is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(sweep_run(run_id))
     if session.signal_received == signal.SIGINT:
         raise KeyboardInterrupt
     if session.signal_received is not None:
