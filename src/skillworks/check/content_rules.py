@@ -137,8 +137,20 @@ _PIP_INSTALL = re.compile(r"\b(?:pip3?|uv pip|python3? -m pip) install ((?:[^\n;
 _NPM_INSTALL = re.compile(r"\bnpm (?:install|i)(?: -g| --global| -D| --save-dev)* ((?:[^\n;&|#`]*))")
 
 
-def _links(text: str) -> set[str]:
-    """Relative file targets linked or named in Markdown text (no URLs, no anchors)."""
+# words before a bare path that make it a file of the user's project, not of the skill ("save the plan to docs/...")
+_OUTPUT_CUE = re.compile(
+    r"\b(save|saves|saved|write|writes|written|create|creates|created|generate|generates|output|outputs|export|"
+    r"exports|store|stores|commit|in the (?:user'?s|project|repo\w*))\W*(?:\S+\s+){0,3}$",
+    re.I,
+)
+_SKILL_DIRS = ("scripts/", "references/", "reference/", "assets/")
+
+
+def _links(text: str, own_dirs: frozenset[str] = frozenset()) -> set[str]:
+    """Relative file targets of the skill linked or named in Markdown text (no URLs, no anchors). A bare path
+    (not a link) names the skill's own file when its top directory exists in the skill or is one the
+    specification gives skills (scripts/, references/, assets/), and it is not the target of an output verb
+    ("save the plan to docs/plans/plan.md" names a file of the user's project)."""
     out: set[str] = set()
     for m in _LINK.finditer(text):
         target = m.group(1)
@@ -146,7 +158,11 @@ def _links(text: str) -> set[str]:
             continue
         out.add(target.split("#", 1)[0])
     for m in _BARE_PATH.finditer(text):
-        out.add(m.group(1))
+        path = m.group(1)
+        if path.split("/", 1)[0] in own_dirs or path.startswith(_SKILL_DIRS):
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            if not _OUTPUT_CUE.search(text[line_start : m.start()]):
+                out.add(path)
     return {t for t in out if t}
 
 
@@ -173,12 +189,15 @@ def check_references(src: SkillSource) -> list[Finding]:
     out: list[Finding] = []
     rel = src.skill_md_rel
     files = {f.rel: f for f in src.files}
-    dirs = {str(PurePosixPath(f).parent) for f in files}
+    dirs = {str(parent) for f in (*files, *src.nested_files) for parent in PurePosixPath(f).parents}
+    own_dirs = frozenset(d for d in dirs if "/" not in d and d != ".")
     direct: set[str] = set()
-    for target in sorted(_links(src.body)):
+    for target in sorted(_links(src.body, own_dirs)):
         path = _norm(target)
         if not path:
             continue
+        if path in src.nested_files:
+            continue  # a file of a nested skill
         if path in files or path.rstrip("/") in dirs:
             direct.add(path)
             continue
@@ -197,7 +216,7 @@ def check_references(src: SkillSource) -> list[Finding]:
     for f in src.files:
         if f.rel in direct and f.text is not None and f.is_reference:
             base = str(PurePosixPath(f.rel).parent)
-            for target in _links(f.text):
+            for target in _links(f.text, own_dirs):
                 path = _norm(f"{base}/{target}" if base != "." else target)
                 if path in files and path not in direct and path != f.rel:
                     nested.setdefault(path, f.rel)
@@ -270,15 +289,19 @@ def check_body(src: SkillSource) -> list[Finding]:
         return [finding("body-empty", "SKILL.md has no instructions below the frontmatter", rel, src.body_start_line)]
     out: list[Finding] = []
     prose = _strip_code(body)
-    refs_text = " ".join(f.text for f in src.files if f.text is not None and f.is_reference)
-    all_text = body + "\n" + refs_text
+    texts = [body, *(f.text for f in src.files if f.text is not None and f.is_reference)]
+    all_text = "\n".join(texts)
+
+    def anywhere(regex: re.Pattern[str]) -> bool:  # SKILL.md first: most skills answer there, refs are long
+        return any(regex.search(t) for t in texts)
+
     if not re.search(r"^#{1,6} \S", body, re.M):
         out.append(finding("body-no-structure", "no Markdown headings in SKILL.md", rel))
-    if not _ERROR_GUIDANCE.search(all_text):
+    if not anywhere(_ERROR_GUIDANCE):
         out.append(finding("no-error-guidance", "no guidance on what to do when a step fails", rel))
-    if not _VALIDATION.search(all_text):
+    if not anywhere(_VALIDATION):
         out.append(finding("no-validation-step", "no step verifies the result", rel))
-    if not _LIMITATIONS.search(all_text):
+    if not anywhere(_LIMITATIONS):
         out.append(finding("no-limitations", "no limitations or 'when not to use' stated", rel))
     if (
         "```" not in all_text

@@ -119,6 +119,8 @@ class SkillSource:
     files: list[SkillFile] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     total_bytes: int = 0
+    nested_skills: list[str] = field(default_factory=list)  # sub-directories that are skills of their own
+    nested_files: set[str] = field(default_factory=set)  # their files: they resolve links, not checked here
 
     @property
     def readable(self) -> bool:
@@ -220,6 +222,9 @@ def _read_skill_md(src: SkillSource, path: Path) -> None:
         text = data.decode("utf-8", errors="replace")
     if text.startswith("\ufeff"):
         text = text[1:]
+        src.findings.append(
+            finding("skill-md-bom", "SKILL.md starts with a UTF-8 byte-order mark (read as if absent)", rel, 1)
+        )
     src.text = text
     _parse_frontmatter(src, text)
 
@@ -242,9 +247,16 @@ def _read_file(path: Path, size: int) -> str | None:
 def _walk_files(src: SkillSource) -> None:
     root = src.root
     real_root = os.path.realpath(root)
+    nested: str | None = None  # the nested skill directory being walked, if any
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if d not in _IGNORED_DIRS)
         base = Path(dirpath)
+        base_rel = base.relative_to(root).as_posix()
+        if nested is not None and not (base_rel + "/").startswith(nested + "/"):
+            nested = None
+        if nested is None and base_rel != "." and ("SKILL.md" in filenames or "skill.md" in filenames):
+            nested = base_rel
+            src.nested_skills.append(base_rel)
         for d in list(dirnames):
             p = base / d
             if p.is_symlink():
@@ -253,6 +265,9 @@ def _walk_files(src: SkillSource) -> None:
         for name in sorted(filenames):
             path = base / name
             rel = path.relative_to(root).as_posix()
+            if nested is not None:
+                src.nested_files.add(rel)  # checked as a skill of its own
+                continue
             if rel == src.skill_md_rel:
                 continue
             if path.is_symlink() and not _check_symlink(src, path, real_root):
@@ -290,6 +305,15 @@ def _check_symlink(src: SkillSource, path: Path, real_root: str) -> bool:
     return not target.is_dir()
 
 
+def _outer_skill(root: Path) -> Path | None:
+    """The nearest ancestor directory that is a skill itself (holds a SKILL.md), if any."""
+    try:
+        parents = root.resolve().parents
+    except (OSError, RuntimeError):
+        return None
+    return next((p for p in parents if (p / "SKILL.md").is_file() or (p / "skill.md").is_file()), None)
+
+
 def read_skill(root: Path) -> SkillSource:
     """Read one skill directory tolerantly. Never raises on bad content."""
     src = SkillSource(root=root)
@@ -304,6 +328,11 @@ def read_skill(root: Path) -> SkillSource:
             _walk_files(src)
             return src
     src.skill_md_rel = skill_md.name
+    outer = _outer_skill(root)
+    if outer is not None:
+        src.findings.append(
+            finding("skill-nested", f"this skill sits inside the skill at {outer}", skill_md.name, None, str(outer))
+        )
     _read_skill_md(src, skill_md)
     if src.text is not None:
         src.total_bytes += len(src.text.encode("utf-8", errors="replace"))
@@ -312,17 +341,15 @@ def read_skill(root: Path) -> SkillSource:
 
 
 def discover_skill_dirs(path: Path) -> list[Path]:
-    """Every directory at or under `path` holding a SKILL.md (or skill.md) entry, even a broken one."""
+    """Every directory at or under `path` holding a SKILL.md (or skill.md) entry, even a broken one, including
+    skills nested inside other skills."""
 
     def has_skill_md(d: Path) -> bool:
         return any((d / n).exists() or (d / n).is_symlink() for n in ("SKILL.md", "skill.md"))
 
-    if has_skill_md(path):
-        return [path]
-    found: list[Path] = []
+    found: list[Path] = [path] if has_skill_md(path) else []
     for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if d not in _IGNORED_DIRS)
-        if "SKILL.md" in filenames or "skill.md" in filenames:
-            found.append(Path(dirpath))
-            dirnames[:] = []  # a skill's own sub-directories are its files, not more skills
+        if dirpath != str(path) and ("SKILL.md" in filenames or "skill.md" in filenames):
+            found.append(Path(dirpath))  # nested skills too: each is checked, and its nesting reported
     return sorted(found)

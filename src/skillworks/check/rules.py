@@ -64,6 +64,25 @@ _RULES: list[Rule] = [
         spec=True,
     ),
     Rule(
+        "skill-md-bom",
+        C,
+        WARN,
+        "SKILL.md starts with a byte-order mark",
+        "skillworks and most harnesses skip a UTF-8 BOM, but the reference validator (skills-ref) then finds no "
+        "frontmatter and rejects the skill.",
+        "Save SKILL.md as UTF-8 without a BOM.",
+        spec=True,
+    ),
+    Rule(
+        "skill-nested",
+        C,
+        WARN,
+        "skill is nested inside another skill",
+        "Harnesses discover skills one directory level deep; a skill inside another skill's directory is not "
+        "loaded as a skill of its own, and its files are shipped inside the outer skill.",
+        "Move the nested skill next to the outer one, or fold it into the outer skill as a reference.",
+    ),
+    Rule(
         "frontmatter-missing",
         C,
         ERR,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from skillworks.check.content_rules import check_body, check_description, check_efficiency, check_references
@@ -62,7 +63,11 @@ def static_findings(src: SkillSource) -> tuple[list[Finding], int]:
     return findings, tokens
 
 
-def _finish(report: SkillReport) -> None:
+def _finish(report: SkillReport, strict: bool = False) -> None:
+    if strict:  # every finding of a rule the reference validator enforces is an error, as skills-ref rejects it
+        report.findings = [
+            replace(f, severity=Severity.ERROR) if f.rule_id in SPEC_RULE_IDS else f for f in report.findings
+        ]
     report.findings.sort(key=lambda f: (f.dimension.value, f.file or "", f.line or 0, f.rule_id))
     report.scores, report.overall = score_findings(report.findings)
     report.grade = grade(report.overall)
@@ -101,19 +106,23 @@ async def check_skills_async(
     lint: bool = True,
     judge_models: Sequence[str] = (),
     api_base: str | None = None,
+    strict: bool = False,
 ) -> CheckReport:
     """Scan every skill under `paths`. Never raises on bad skill content (that becomes findings);
-    raises UserError for paths that do not exist or hold no skill."""
+    raises UserError for paths that do not exist or hold no skill. With `strict`, every finding of a rule
+    the reference validator (skills-ref) enforces is an error that blocks the gate, so the gate agrees with
+    `skills-ref validate`."""
     dirs = list(enumerate(resolve_skill_dirs(paths)))
     reports: list[SkillReport] = []
-    sources: list[SkillSource] = []
+    judge_texts: list[str | None] = []  # SKILL.md texts, kept only when a judge will read them
     linter = Linter() if lint else None
     for start in range(0, len(dirs), _BATCH):
         batch = dirs[start : start + _BATCH]
         done = await asyncio.to_thread(_scan_batch, batch, lint) if len(dirs) > _BATCH else _scan_batch(batch, lint)
         for report, src, targets in done:
             reports.append(report)
-            sources.append(src)
+            if judge_models:
+                judge_texts.append(src.text)
             if linter is not None and targets:
                 linter.add(targets)
     tools: dict[str, bool] = {}
@@ -122,13 +131,13 @@ async def check_skills_async(
             reports[key].findings.extend(findings)
         tools = linter.tools
     for report in reports:
-        _finish(report)
+        _finish(report, strict)
     if judge_models:
         from skillworks.check.judge import judge_skill
 
-        for report, src in zip(reports, sources, strict=True):
-            if src.text is not None:
-                report.judge = await judge_skill(src.text, list(judge_models), api_base=api_base)
+        for report, text in zip(reports, judge_texts, strict=True):
+            if text is not None:
+                report.judge = await judge_skill(text, list(judge_models), api_base=api_base)
     return CheckReport(skills=reports, fail_under=fail_under, lint_tools=tools)
 
 

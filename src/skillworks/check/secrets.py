@@ -160,15 +160,39 @@ def _private_key_body(text: str, end: int) -> bool:
     return len(_KEY_BODY.findall(following)) >= 2 and "..." not in following[:400]
 
 
+def _trigger_spans(text: str, low: str, triggers: tuple[str, ...]) -> list[tuple[int, int]]:
+    """The lines (start, end) holding a trigger, merged; the whole text when triggers are on most lines or
+    when lower() changed the text's length."""
+    found = [t for t in triggers if t in low]
+    if not found:
+        return []
+    if len(low) != len(text) or any(len(t) < 3 for t in found):
+        return [(0, len(text))]
+    lines: set[tuple[int, int]] = set()
+    for t in found:
+        pos = low.find(t)
+        while pos >= 0:
+            end = text.find("\n", pos)
+            end = len(text) if end < 0 else end
+            # the line before too: a private key header or a multi-line assignment may start there
+            line_start = text.rfind("\n", 0, pos) + 1
+            lines.add((text.rfind("\n", 0, line_start - 1) + 1 if line_start > 0 else 0, end))
+            pos = low.find(t, end + 1)
+    if len(lines) > 200:
+        return [(0, len(text))]
+    return sorted(lines)
+
+
 def find_secrets(text: str) -> Iterator[SecretHit]:
     """Every credential-shaped string in `text`, with why it looks like a placeholder when it does."""
     low = text.lower()
     seen: set[tuple[int, str]] = set()
     for triggers, plugin in _PLUGINS:
-        if not any(t in low for t in triggers):
+        spans = _trigger_spans(text, low, triggers)
+        if not spans:
             continue
-        for regex in plugin.denylist:
-            for m in regex.finditer(text):
+        for regex, (start_at, end_at) in ((r, span) for r in plugin.denylist for span in spans):
+            for m in regex.finditer(text, start_at, end_at):
                 group = m.group(1) if m.lastindex else None
                 value = group if group is not None and len(group) >= 8 else m.group()
                 value = value.strip(" \t\"'=:")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from skillworks.check.context import TextMap
@@ -24,13 +25,14 @@ HIGH, MEDIUM, LOW = Confidence.HIGH, Confidence.MEDIUM, Confidence.LOW
 
 @dataclass(frozen=True)
 class _Pat:
-    trigger: str  # lowercase literal that must occur in the text
+    trigger: str  # lowercase literal that must occur on the line of a match
     regex: re.Pattern[str]
     confidence: Confidence = HIGH
+    wraps: bool = False  # a match may continue on the next line (prose phrases)
 
 
-def _p(trigger: str, pattern: str, flags: int = _I, confidence: Confidence = HIGH) -> _Pat:
-    return _Pat(trigger, re.compile(pattern, flags), confidence)
+def _p(trigger: str, pattern: str, flags: int = _I, confidence: Confidence = HIGH, wraps: bool = False) -> _Pat:
+    return _Pat(trigger, re.compile(pattern, flags), confidence, wraps)
 
 
 _INJECTION: list[_Pat] = [
@@ -39,14 +41,15 @@ _INJECTION: list[_Pat] = [
             word,
             word + r"\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding|"
             r"original|system)\s+(?:instructions?|prompts?|rules|directions|guidelines|messages?)",
+            wraps=True,
         )
         for word in ("ignore", "disregard", "forget", "override")
     ),
-    _p("not ", r"do\s+not\s+(?:tell|inform|alert|notify|mention\s+(?:this\s+|it\s+)?to)\s+the\s+user"),
-    _p("without", r"without\s+(?:telling|informing|notifying|alerting)\s+the\s+user"),
-    _p("hide", r"hide\s+(?:this|these|it|them|your actions?)\s+from\s+the\s+user"),
-    _p("conceal", r"conceal\s+(?:this|these|it|them|your actions?)\s+from\s+the\s+user"),
-    _p("you are now", r"you\s+are\s+now\s+(?:in\s+)?(?:developer|dan|jailbreak|unrestricted|god)\b"),
+    _p("not ", r"do\s+not\s+(?:tell|inform|alert|notify|mention\s+(?:this\s+|it\s+)?to)\s+the\s+user", wraps=True),
+    _p("without", r"without\s+(?:telling|informing|notifying|alerting)\s+the\s+user", wraps=True),
+    _p("hide", r"hide\s+(?:this|these|it|them|your actions?)\s+from\s+the\s+user", wraps=True),
+    _p("conceal", r"conceal\s+(?:this|these|it|them|your actions?)\s+from\s+the\s+user", wraps=True),
+    _p("you are now", r"you\s+are\s+now\s+(?:in\s+)?(?:developer|dan|jailbreak|unrestricted|god)\b", wraps=True),
     _p("system prompt", r"new\s+system\s+prompt\s*:"),
     # chat-template tokens: common in documentation about models, so never more than a hint
     _p("<|", r"<\|im_start\|>\s*system|<\|system\|>", confidence=LOW),
@@ -278,6 +281,30 @@ def _in_flag_tag(text: str, pos: int) -> bool:
     return i > 0 and text[i - 1] == "\U0001f3f4"
 
 
+def _trigger_lines(text: str, low: str, trigger: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of every line holding `trigger` (found with str.find, far faster than a regex pass)."""
+    if len(low) != len(text):  # lower() changed the length (rare letters such as 'İ'): offsets differ
+        yield 0, len(text)
+        return
+    pos = low.find(trigger)
+    while pos >= 0:
+        start = text.rfind("\n", 0, pos) + 1
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end
+        yield start, end
+        pos = low.find(trigger, end + 1)
+
+
+def _matches(pat: _Pat, text: str, low: str) -> Iterator[re.Match[str]]:
+    """The pattern's matches on the lines that hold its trigger (patterns never span lines, except the few
+    injection phrases that may wrap; those are searched over the line and the next one)."""
+    for start, end in _trigger_lines(text, low, pat.trigger):
+        if pat.wraps and end < len(text):
+            following = text.find("\n", end + 1)
+            end = len(text) if following < 0 else following
+        yield from pat.regex.finditer(text, start, end)
+
+
 def scan_text(text: str, rel: str | None, start_line: int = 1, *, topic: str | None = None) -> list[Finding]:
     """Every security finding in one text. `start_line` is the file line of text[0]; `topic` is the skill's
     security subject, if any (see `security_topic`)."""
@@ -303,7 +330,7 @@ def scan_text(text: str, rel: str | None, start_line: int = 1, *, topic: str | N
         for pat in patterns:
             if pat.trigger not in low:
                 continue
-            for m in pat.regex.finditer(text):
+            for m in _matches(pat, text, low):
                 confidence = pat.confidence
                 if rule_id == "sec-hidden-text" and (tm.base is not Context.PROSE or tm.in_fence(m.start())):
                     confidence = LOW  # display:none toggles in an HTML page, a script or markup shown as code
@@ -346,7 +373,11 @@ def scan_text(text: str, rel: str | None, start_line: int = 1, *, topic: str | N
         a = assess("sec-secret", spot, HIGH, topic)
         if hit.placeholder:
             a.lower(f"looks like a placeholder: {hit.placeholder}", 2, instruction=None)
-        out.append(security_finding("sec-secret", hit.kind, rel, spot.line, _mask(hit.value), a))
+        out.append(
+            security_finding(
+                "sec-secret", f"credential-shaped string ({hit.kind})", rel, spot.line, _mask(hit.value), a
+            )
+        )
     if any(t in low for t in _DECODER_TRIGGERS) and _DECODERS.search(text):
         for m in _BLOB.finditer(text):
             if "base64," in text[max(0, m.start() - 20) : m.start()]:

@@ -65,7 +65,8 @@ def test_bad_format_and_fail_under_and_judge_flags() -> None:
     case = str(FIXTURES / "clean")
     proc = _cli("check", case, "--format", "xml")
     assert (
-        proc.returncode == 2 and proc.stderr.strip() == "error: --format must be one of table, json, sarif, not 'xml'"
+        proc.returncode == 2
+        and proc.stderr.strip() == "error: --format must be one of table, json, sarif, text, not 'xml'"
     )
     proc = _cli("check", case, "--fail-under", "101")
     assert proc.returncode == 2 and proc.stderr.strip() == "error: --fail-under must be between 0 and 100, not 101"
@@ -89,3 +90,16 @@ def test_summary_table_labels_the_security_count_and_fits_80_columns() -> None:
     header = next(i for i, line in enumerate(lines) if "findings" in line)
     assert "security" in lines[header - 1] and "gate" in lines[header]  # the count is labelled as such
     assert all(len(line) <= 80 for line in lines[header - 1 : header + 3])
+
+
+def test_text_output_fits_80_columns_and_gives_the_reason() -> None:
+    from skillworks.check import check_skills
+    from skillworks.check.text_output import to_text
+
+    report = check_skills([FIXTURES / "defects" / "sec-secret", FIXTURES / "defects" / "description-no-keywords"])
+    text = to_text(report, width=80)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "error    sec-secret  SKILL.md:" in text and "why: in the instructions" in text
+    assert "description-no-keywords" not in text.split("\n\n", 1)[1]  # an info finding, hidden by default
+    assert "info finding(s) hidden" in text
+    assert "description-no-keywords" in to_text(report, verbose=True, width=80)

@@ -200,3 +200,9 @@ def test_security_skill_describes_attacks_without_blocking() -> None:
     topic = security_topic("prompt-guard", "Detects prompt injection in user input")
     assert topic is not None
     assert all(f.severity is not Severity.ERROR for f in scan_text(text, "SKILL.md", topic=topic))
+
+
+def test_text_whose_lowercase_changes_length_is_scanned() -> None:
+    """'İ'.lower() is two code points: trigger offsets in the lowercased text no longer match the text."""
+    found = scan_text("\u0130stanbul \u0130zmir\nrm -rf /\nkey AKIAQ7ZK2M4WX9TBN3RH\n", "SKILL.md")
+    assert {(f.rule_id, f.line) for f in found} == {("sec-destructive-shell", 2), ("sec-secret", 3)}

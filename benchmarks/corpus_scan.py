@@ -1,0 +1,192 @@
+"""`skillworks check` over a corpus of real skills: throughput, peak memory, findings per rule, a sample of
+findings per rule to label, and precision per security rule from the labelled sample in the repository.
+
+    python benchmarks/corpus_scan.py CORPUS_DIR [--no-lint] [--sample-out FILE] [--per-rule 10]
+                                     [--labels benchmarks/data/security-labels.csv] [--real-tasks DIR]
+
+CORPUS_DIR is for example ../shared/corpus/public-skills (reference skills and a random mirror sample).
+The scan runs once, as `skillworks check` does; then the report is rendered as text and as JSON to compare
+their cost. --sample-out writes up to --per-rule random findings per rule (with evidence, context and the
+reason for the severity) as CSV for a person to label. The labels file holds one row per labelled security
+finding (rule, file, line, verdict TP/FP, reason); precision per rule is computed over the findings of this
+scan that have a label, for every finding and for the blocking (error) ones, and unlabelled blocking
+findings are listed so a precision figure never hides them.
+
+--real-tasks DIR runs the `tasks check` leakage audit over each task directory in DIR and prints its findings
+per severity (the goal: no error on the real SkillsBench tasks).
+
+Targets (issue #11): >= 150 skills/s with lint on 2 cores, <= 300 MB peak, text output as fast as JSON,
+precision >= 0.8 for every security rule that can block.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import random
+import resource
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from skillworks.check import check_skills_async, to_json
+from skillworks.check.model import Dimension, Severity
+from skillworks.check.text_output import to_text
+
+LABELS = Path(__file__).parent / "data" / "security-labels.csv"
+
+
+def _rel(corpus: Path, root: Path, file: str | None) -> str:
+    path = root / (file or "SKILL.md")
+    try:
+        return path.relative_to(corpus).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _peak_mib(who: int) -> float:
+    return resource.getrusage(who).ru_maxrss / 1024
+
+
+def _precision(corpus: Path, report_rows: list[dict[str, str]], labels: Path) -> None:
+    if not labels.is_file():
+        print(f"\nno labels at {labels}")
+        return
+    with labels.open(newline="", encoding="utf-8") as fh:
+        labelled = {(r["rule"], r["file"], r["line"]): r for r in csv.DictReader(fh)}
+    per_rule: dict[str, Counter[str]] = defaultdict(Counter)
+    blocking: dict[str, Counter[str]] = defaultdict(Counter)
+    unlabelled_blocking = []
+    for row in report_rows:
+        label = labelled.get((row["rule"], row["file"], row["line"]))
+        if label is None:
+            if row["severity"] == "error":
+                unlabelled_blocking.append(row)
+            continue
+        verdict = label["verdict"].strip().upper()
+        per_rule[row["rule"]][verdict] += 1
+        if row["severity"] == "error":
+            blocking[row["rule"]][verdict] += 1
+    print(f"\nprecision from {labels.name} ({len(labelled)} labelled findings; matched in this scan below)")
+    print(f"  {'rule':<24} {'all: TP/n':>10} {'prec':>5}   {'blocking: TP/n':>14} {'prec':>5}")
+    for rule in sorted(set(per_rule) | set(blocking)):
+        a, b = per_rule[rule], blocking[rule]
+        na, nb = a["TP"] + a["FP"], b["TP"] + b["FP"]
+        pa = f"{a['TP'] / na:.2f}" if na else "-"
+        pb = f"{b['TP'] / nb:.2f}" if nb else "-"
+        print(f"  {rule:<24} {a['TP']:>4}/{na:<5} {pa:>5}   {b['TP']:>8}/{nb:<5} {pb:>5}")
+    current = {(r["rule"], r["file"], r["line"]) for r in report_rows}
+    gone = Counter(label["verdict"].strip().upper() for key, label in labelled.items() if key not in current)
+    n_fp = sum(1 for label in labelled.values() if label["verdict"].strip().upper() == "FP")
+    n_tp = len(labelled) - n_fp
+    print(
+        f"  labelled findings no longer reported: {gone['FP']} of {n_fp} false positives, "
+        f"{gone['TP']} of {n_tp} true positives"
+    )
+    if unlabelled_blocking:
+        print(f"  {len(unlabelled_blocking)} blocking finding(s) have no label:")
+        for row in unlabelled_blocking[:20]:
+            print(f"    {row['rule']} {row['file']}:{row['line']} {row['evidence'][:60]}")
+
+
+def _real_tasks(tasks_dir: Path) -> None:
+    from skillworks.check import audit_task_leakage
+    from skillworks.tasks import load_task
+
+    print(f"\nleakage audit on the tasks in {tasks_dir}")
+    for task_dir in sorted(p for p in tasks_dir.iterdir() if p.is_dir()):
+        try:
+            task = load_task(task_dir)
+        except Exception as exc:  # a task that does not load is reported, not fatal
+            print(f"  {task_dir.name:<28} does not load: {exc}")
+            continue
+        counts = Counter(f.severity.value for f in audit_task_leakage(task))
+        rules = Counter(f.rule_id for f in audit_task_leakage(task) if f.severity is Severity.ERROR)
+        errors = f" errors: {dict(rules)}" if rules else ""
+        print(
+            f"  {task_dir.name:<28} skills {len(task.skills)}  error {counts['error']}  warning "
+            f"{counts['warning']}  info {counts['info']}{errors}"
+        )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus", type=Path)
+    parser.add_argument("--no-lint", action="store_true")
+    parser.add_argument("--sample-out", type=Path, help="write a random sample of findings per rule (CSV)")
+    parser.add_argument("--per-rule", type=int, default=10)
+    parser.add_argument("--labels", type=Path, default=LABELS)
+    parser.add_argument("--real-tasks", type=Path)
+    parser.add_argument("--seed", type=int, default=11)
+    args = parser.parse_args()
+    corpus: Path = args.corpus.resolve()
+    if not corpus.is_dir():
+        print(f"error: {corpus}: not a directory", file=sys.stderr)
+        return 2
+
+    start = time.perf_counter()
+    report = asyncio.run(check_skills_async([corpus], lint=not args.no_lint))
+    elapsed = time.perf_counter() - start
+    n = len(report.skills)
+    print(f"corpus {corpus}")
+    print(f"skills {n} in {elapsed:.1f}s = {n / elapsed:.0f} skills/s (lint {'off' if args.no_lint else 'on'})")
+    scanner, linters = _peak_mib(resource.RUSAGE_SELF), _peak_mib(resource.RUSAGE_CHILDREN)
+    print(f"peak RSS: scanner {scanner:.0f} MiB, largest linter process {linters:.0f} MiB")
+
+    t = time.perf_counter()
+    text = to_text(report, verbose=True)
+    t_text = time.perf_counter() - t
+    t = time.perf_counter()
+    js = to_json(report)
+    t_json = time.perf_counter() - t
+    print(f"render: text {t_text:.2f}s ({len(text) / 1e6:.1f} MB), json {t_json:.2f}s ({len(js) / 1e6:.1f} MB)")
+    print(f"gate: {len(report.failed())} of {n} skills fail")
+
+    rows: list[dict[str, str]] = []
+    for s in report.skills:
+        for f in s.findings:
+            rows.append(
+                {
+                    "rule": f.rule_id,
+                    "severity": f.severity.value,
+                    "file": _rel(corpus, s.root, f.file),
+                    "line": str(f.line or ""),
+                    "evidence": (f.evidence or "").replace("\n", " "),
+                    "context": f.context.value if f.context else "",
+                    "reason": f.reason or "",
+                    "security": "1" if f.dimension is Dimension.SECURITY else "",
+                }
+            )
+    by_rule: dict[str, Counter[str]] = defaultdict(Counter)
+    for row in rows:
+        by_rule[row["rule"]][row["severity"]] += 1
+    print(f"\nfindings per rule ({len(rows)} in all)")
+    print(f"  {'rule':<30} {'error':>6} {'warning':>8} {'info':>6}")
+    for rule in sorted(by_rule, key=lambda r: (-sum(by_rule[r].values()), r)):
+        c = by_rule[rule]
+        print(f"  {rule:<30} {c['error']:>6} {c['warning']:>8} {c['info']:>6}")
+
+    security = [r for r in rows if r["security"]]
+    if args.sample_out:
+        rng = random.Random(args.seed)
+        grouped: dict[str, list[dict[str, str]]] = defaultdict(list)
+        for row in security if security else rows:
+            grouped[row["rule"]].append(row)
+        with args.sample_out.open("w", newline="", encoding="utf-8") as fh:
+            fields = ["rule", "severity", "file", "line", "context", "evidence", "reason", "verdict", "why"]
+            writer = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
+            writer.writeheader()
+            for rule in sorted(grouped):
+                for row in rng.sample(grouped[rule], min(args.per_rule, len(grouped[rule]))):
+                    writer.writerow({**row, "verdict": "", "why": ""})
+        print(f"\nwrote a sample of findings to label: {args.sample_out}")
+    _precision(corpus, security, args.labels)
+    if args.real_tasks:
+        _real_tasks(args.real_tasks)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
