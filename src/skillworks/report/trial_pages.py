@@ -68,8 +68,10 @@ def write_trial_pages(
     """
     out = TrialPages(run_dir=run_dir)
     views = {}
+    root = run_dir.resolve()
     for r in latest_attempts(results):
-        if not _safe_id(r.trial_id):
+        trial_dir = run_dir / "trials" / r.trial_id
+        if not _safe_id(r.trial_id) or not trial_dir.resolve().is_relative_to(root):  # e.g. a symlinked trial dir
             out.skipped.append(r.trial_id)
             continue
         views[r.trial_id] = load_trial_view(run_dir, r)

@@ -157,3 +157,14 @@ def test_a_trial_id_that_would_leave_the_run_directory_gets_no_page(fx: Any, tmp
     write_reports(run, resamples=100)
     assert not (tmp_path / "escape").exists() and not (run.parent / "escape").exists()
     assert not list(tmp_path.rglob("escape*"))
+
+
+def test_a_symlinked_trial_dir_pointing_outside_gets_no_page(fx: Any, tmp_path: Path) -> None:
+    run = fx.write_run(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (run / "trials").mkdir()
+    (run / "trials" / "t1__none__a1__t0").symlink_to(outside, target_is_directory=True)
+    write_reports(run, resamples=100)
+    assert list(outside.iterdir()) == []
+    assert (run / "trials" / "t1__curated__a1__t0" / "trial.html").is_file()
