@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import csv
+import os
 import random
 import resource
 import sys
@@ -44,6 +45,11 @@ def _rel(corpus: Path, root: Path, file: str | None) -> str:
         return path.relative_to(corpus).as_posix()
     except ValueError:
         return path.as_posix()
+
+
+def _cpu() -> tuple[float, float]:
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
 
 
 def _peak_mib(who: int) -> float:
@@ -127,11 +133,18 @@ def main() -> int:
         return 2
 
     start = time.perf_counter()
+    cpu0 = _cpu()
     report = asyncio.run(check_skills_async([corpus], lint=not args.no_lint))
     elapsed = time.perf_counter() - start
+    cpu_self, cpu_children = (b - a for a, b in zip(cpu0, _cpu(), strict=True))
     n = len(report.skills)
     print(f"corpus {corpus}")
     print(f"skills {n} in {elapsed:.1f}s = {n / elapsed:.0f} skills/s (lint {'off' if args.no_lint else 'on'})")
+    load = os.getloadavg()[0]
+    print(
+        f"cpu: scanner {cpu_self:.1f}s, linters {cpu_children:.1f}s -> {n / max(cpu_self, cpu_children):.0f} skills/s "
+        f"if each had a core of its own (load average {load:.1f} on {os.cpu_count()} cores during the run)"
+    )
     scanner, linters = _peak_mib(resource.RUSAGE_SELF), _peak_mib(resource.RUSAGE_CHILDREN)
     print(f"peak RSS: scanner {scanner:.0f} MiB, largest linter process {linters:.0f} MiB")
 

@@ -107,11 +107,13 @@ async def check_skills_async(
     judge_models: Sequence[str] = (),
     api_base: str | None = None,
     strict: bool = False,
+    triage_model: str | None = None,
 ) -> CheckReport:
     """Scan every skill under `paths`. Never raises on bad skill content (that becomes findings);
     raises UserError for paths that do not exist or hold no skill. With `strict`, every finding of a rule
     the reference validator (skills-ref) enforces is an error that blocks the gate, so the gate agrees with
-    `skills-ref validate`."""
+    `skills-ref validate`. With `triage_model`, that model reviews each security error and warning before
+    the gate is computed (see `triage.py`)."""
     dirs = list(enumerate(resolve_skill_dirs(paths)))
     reports: list[SkillReport] = []
     judge_texts: list[str | None] = []  # SKILL.md texts, kept only when a judge will read them
@@ -130,6 +132,13 @@ async def check_skills_async(
         for key, findings in (await linter.finish()).items():
             reports[key].findings.extend(findings)
         tools = linter.tools
+    if triage_model:
+        from skillworks.check.triage import triage_findings
+
+        for report in reports:
+            report.findings = await triage_findings(
+                report.name or report.root.name, report.findings, triage_model, api_base=api_base
+            )
     for report in reports:
         _finish(report, strict)
     if judge_models:

@@ -14,6 +14,8 @@ _INDENT = " " * 11
 
 
 def _wrap(text: str, width: int, indent: str = _INDENT) -> list[str]:
+    if len(indent) + len(text) <= width and "\n" not in text and "\t" not in text:
+        return [indent + text]  # the common case: no wrapping pass
     return textwrap.wrap(
         " ".join(text.split()),
         width=width,

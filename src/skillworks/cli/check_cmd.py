@@ -19,6 +19,9 @@ def check(
     judge: str | None = typer.Option(None, "--judge", help="LLM judge model(s), comma-separated (opt-in)"),
     api_base: str | None = typer.Option(None, "--api-base", help="OpenAI-compatible base URL for the judge"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="also show info findings in the table"),
+    triage: str | None = typer.Option(
+        None, "--triage", help="LLM model that reviews each security error/warning (opt-in; see --api-base)"
+    ),
     strict: bool = typer.Option(
         False, "--strict", help="every specification finding is a blocking error, as in skills-ref validate"
     ),
@@ -38,11 +41,19 @@ def check(
     if not 0 <= fail_under <= 100:
         raise UserError(f"--fail-under must be between 0 and 100, not {fail_under}")
     models = [m.strip() for m in (judge or "").split(",") if m.strip()]
+    if triage is not None and not triage.strip():
+        raise UserError("--triage needs a model name")
     if judge is not None and not models:
         raise UserError("--judge needs at least one model name")
     report = asyncio.run(
         check_skills_async(
-            paths, fail_under=fail_under, lint=lint, judge_models=models, api_base=api_base, strict=strict
+            paths,
+            fail_under=fail_under,
+            lint=lint,
+            judge_models=models,
+            api_base=api_base,
+            strict=strict,
+            triage_model=(triage or "").strip() or None,
         )
     )
     if fmt in ("table", "text"):

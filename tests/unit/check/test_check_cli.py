@@ -72,6 +72,8 @@ def test_bad_format_and_fail_under_and_judge_flags() -> None:
     assert proc.returncode == 2 and proc.stderr.strip() == "error: --fail-under must be between 0 and 100, not 101"
     proc = _cli("check", case, "--judge", " , ")
     assert proc.returncode == 2 and proc.stderr.strip() == "error: --judge needs at least one model name"
+    proc = _cli("check", case, "--triage", " ")
+    assert proc.returncode == 2 and proc.stderr.strip() == "error: --triage needs a model name"
 
 
 def test_unwritable_output(tmp_path: Path) -> None:
