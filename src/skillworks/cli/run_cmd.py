@@ -6,7 +6,7 @@ import asyncio
 import secrets
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -21,6 +21,9 @@ from skillworks.cli._container_flags import (
     container_env_options,
 )
 from skillworks.errors import UserError
+
+if TYPE_CHECKING:
+    from skillworks.experiment.executor import Executor
 
 
 def _split(values: list[str] | None) -> list[str]:
@@ -57,6 +60,20 @@ def _self_generated_options(creator_skill: str, reuse: bool, agents: list[str]) 
     return options.to_extra()  # loads (and so validates) the authoring skill
 
 
+def _executor(name: str, address: str | None, retries: int, cpus_per_trial: float | None) -> Executor:
+    from skillworks.experiment import LocalExecutor
+
+    if name == "local":
+        if address is not None:
+            raise UserError("--ray-address needs --executor ray")
+        return LocalExecutor()
+    if name == "ray":
+        from skillworks.experiment.ray_executor import RayExecutor
+
+        return RayExecutor(address, retries=retries, cpus_per_trial=cpus_per_trial)
+    raise UserError(f"unknown --executor {name!r}: use local or ray")
+
+
 def _from_command_line(ctx: typer.Context, name: str) -> bool:
     source = ctx.get_parameter_source(name)  # an enum of typer's own click copy: compare by name
     return source is not None and source.name == "COMMANDLINE"
@@ -70,6 +87,9 @@ def _given_on_command_line(ctx: typer.Context, keep: set[str]) -> list[str]:
             continue
         given.append(param.opts[0] if param.opts[0].startswith("-") else param.name.upper())
     return given
+
+
+_EXECUTOR_FLAGS = {"executor", "ray_address", "ray_retries", "ray_cpus_per_trial"}
 
 
 def register(app: typer.Typer) -> None:
@@ -116,6 +136,19 @@ def register(app: typer.Typer) -> None:
         selfgen_reuse: Annotated[
             bool, typer.Option(help="self-generated: generate once per (task, agent) and reuse across trials")
         ] = False,
+        executor: Annotated[
+            str, typer.Option(help="where trials run: local (this process) or ray (a Ray cluster)")
+        ] = "local",
+        ray_address: Annotated[
+            str | None,
+            typer.Option(help="Ray cluster: auto (this machine's) or ray://host:10001; default: start one here"),
+        ] = None,
+        ray_retries: Annotated[
+            int, typer.Option(min=0, help="retries of a trial whose Ray worker or node died (on another node)")
+        ] = 1,
+        ray_cpus_per_trial: Annotated[
+            float | None, typer.Option(min=0, help="CPUs a trial reserves on Ray (default: the task's, else 1)")
+        ] = None,
     ) -> None:
         """Run tasks × conditions × agents × trials and write results.jsonl and the reports."""
         from rich.console import Console
@@ -130,7 +163,7 @@ def register(app: typer.Typer) -> None:
 
         console = Console(stderr=True)
         if resume is not None:
-            given = _given_on_command_line(ctx, keep={"resume", "concurrency"})
+            given = _given_on_command_line(ctx, keep={"resume", "concurrency", *_EXECUTOR_FLAGS})
             if given:
                 raise UserError(f"--resume continues the run as it was planned; drop {', '.join(given)}")
             spec = RunStore(resume).read_spec()
@@ -187,8 +220,15 @@ def register(app: typer.Typer) -> None:
                 spec.extra["skills_from"] = str(skills_from.resolve())
             if "self-generated" in spec.conditions:
                 spec.extra["self_generated"] = _self_generated_options(creator_skill, selfgen_reuse, agents)
+        # where trials run is not part of the plan: it may change on --resume
+        run_executor = _executor(executor, ray_address, ray_retries, ray_cpus_per_trial)
+        spec.extra["executor"] = {"name": executor}
+        if executor == "ray":
+            spec.extra["executor"].update(address=ray_address, retries=ray_retries, cpus_per_trial=ray_cpus_per_trial)
         try:
-            outcome = asyncio.run(run_experiment(spec, loaded, run_dir, resume=resume is not None, console=console))
+            outcome = asyncio.run(
+                run_experiment(spec, loaded, run_dir, resume=resume is not None, console=console, executor=run_executor)
+            )
         except (KeyboardInterrupt, asyncio.CancelledError):
             console.print(f"[yellow]interrupted[/]: recorded results are kept; continue with --resume {run_dir}")
             raise typer.Exit(130) from None

@@ -305,13 +305,9 @@ async def run_evolve(
     console: Console | None = None,
 ) -> EvolveOutcome:
     from skillworks.agents.registry import create_agent
-    from skillworks.experiment.runner import (
-        _check_resume_compatible,
-        _gateways,
-        _make_gateways,
-        _sandbox_session,
-    )
-    from skillworks.experiment.trial import TrialEnvironment
+    from skillworks.experiment.executor import sandbox_session, started_gateways
+    from skillworks.experiment.runner import _check_resume_compatible, _make_gateways
+    from skillworks.experiment.trial import TrialEnvironment, TrialGateway
     from skillworks.sandbox import preflight_sandbox
 
     store = RunStore(run_dir)
@@ -339,7 +335,7 @@ async def run_evolve(
     outcome = EvolveOutcome(run_dir=run_dir)
     with store.exclusive():
         store.write_spec(spec)
-        async with _gateways(built) as gateways:
+        async with started_gateways(built) as gateways:
             patch_gateway = gateways[cfg.label]
             own_patch_gateway = None
             if options.patch_model and (options.patch_model, options.patch_api_base) != (cfg.model, cfg.api_base):
@@ -357,12 +353,12 @@ async def run_evolve(
                     run_dir=run_dir,
                     env=spec.env,
                     env_options=dict(spec.env_options),
-                    gateways=gateways,
+                    gateways=dict[str, TrialGateway](gateways),
                     agents={cfg.label: agent},
                     hide_paths=sorted(hidden),
                     experiment_extra=dict(spec.extra),
                 )
-                async with _sandbox_session(spec):
+                async with sandbox_session(spec):
                     for family in families:
                         await evolve_family(family, spec, tenv, store, patch_gateway, options, outcome, console)
             finally:

@@ -7,17 +7,21 @@ from skillworks.experiment.conditions import (
     get_condition,
     register_condition,
 )
+from skillworks.experiment.executor import Executor, LocalExecutor, RunContext
 from skillworks.experiment.plan import TrialSpec, plan_trials, trial_id
 from skillworks.experiment.runner import RunOutcome, run_experiment
 from skillworks.experiment.sources import SkillProvision, SkillSource, SourceRequest, provide_skills
 from skillworks.experiment.spec import AgentConfig, ExperimentSpec, SkillRef, TaskRef, task_ref
 from skillworks.experiment.store import RunStore
-from skillworks.experiment.trial import TrialEnvironment, run_trial
+from skillworks.experiment.trial import TrialEnvironment, TrialGateway, run_trial
 
 __all__ = [
     "AgentConfig",
     "Condition",
+    "Executor",
     "ExperimentSpec",
+    "LocalExecutor",
+    "RunContext",
     "RunOutcome",
     "RunStore",
     "SkillProvision",
@@ -27,6 +31,7 @@ __all__ = [
     "SourceRequest",
     "TaskRef",
     "TrialEnvironment",
+    "TrialGateway",
     "TrialSpec",
     "condition_names",
     "get_condition",

@@ -7,8 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,17 +18,13 @@ from skillworks.agents.base import Agent
 from skillworks.agents.registry import create_agent
 from skillworks.errors import UserError
 from skillworks.experiment.conditions import SkillSet, get_condition
+from skillworks.experiment.executor import Executor, LocalExecutor, PostTrial, RunContext, TrialRunner
 from skillworks.experiment.plan import TrialSpec, plan_trials
 from skillworks.experiment.progress import RunProgress
 from skillworks.experiment.spec import ExperimentSpec
 from skillworks.experiment.store import RunStore
-from skillworks.experiment.trial import TrialEnvironment, run_trial
 from skillworks.results import TrialResult
-from skillworks.skills.package import SkillPackage
 from skillworks.tasks.model import Task
-
-PostTrial = Callable[[TrialSpec, TrialResult, Path], Awaitable[TrialResult]]
-
 
 if TYPE_CHECKING:
     from skillworks.gateway import Gateway
@@ -85,37 +80,6 @@ def _make_gateways(spec: ExperimentSpec, agents: dict[str, Agent]) -> dict[str, 
     return {cfg.label: by_key[(cfg.model or "", cfg.api_base)] for cfg in needed}
 
 
-@asynccontextmanager
-async def _gateways(gateways: dict[str, Gateway]) -> AsyncIterator[dict[str, Gateway]]:
-    """Start the run's gateways; stop them when the run ends."""
-    started: list[Gateway] = []
-    try:
-        for gw in {id(g): g for g in gateways.values()}.values():
-            await gw.start()
-            started.append(gw)
-        yield gateways
-    finally:
-        for gw in started:
-            await gw.stop()
-
-
-def _experiment_skills(skill_set: SkillSet) -> list[SkillPackage]:
-    return [*skill_set.support, *skill_set.decoys, *([skill_set.target] if skill_set.target else [])]
-
-
-@asynccontextmanager
-async def _sandbox_session(spec: ExperimentSpec) -> AsyncIterator[None]:
-    """Backends that leave host state per run (containers) remove all of it when the run ends, is
-    interrupted or is terminated."""
-    if spec.env != "container":
-        yield
-        return
-    from skillworks.sandbox.container import container_session
-
-    async with container_session(spec.run_id):
-        yield
-
-
 async def run_experiment(
     spec: ExperimentSpec,
     tasks: list[Task],
@@ -127,9 +91,11 @@ async def run_experiment(
     on_result: Callable[[TrialResult], None] | None = None,
     keep_workspace: bool = False,
     post_trial: PostTrial | None = None,
+    executor: Executor | None = None,
 ) -> RunOutcome:
     """Run (or resume) the plan of `spec`. `keep_workspace` downloads each trial's final workspace into its
-    trial dir; `post_trial` grades each result before it is recorded (see TrialEnvironment)."""
+    trial dir; `post_trial` grades each result before it is recorded (see TrialEnvironment); `executor`
+    says where trials run (default: this process)."""
     store = RunStore(run_dir)
     if resume:
         _check_resume_compatible(store.read_spec(), spec, store)
@@ -176,32 +142,24 @@ async def run_experiment(
         todo = [t for t in plan if t.trial_id not in recorded]
         outcome = RunOutcome(run_dir=run_dir, planned=len(plan), skipped=len(plan) - len(todo))
 
-        async with _gateways(gateways_by_label) as gateways:
-            tenv = TrialEnvironment(
-                run_id=spec.run_id,
-                run_dir=run_dir,
-                env=spec.env,
-                env_options=dict(spec.env_options),
-                skill_set=skill_set or SkillSet(),
-                gateways=gateways,
-                agents=agents,
-                # no agent may read any task's tests or solution, nor a skill its condition withholds
-                hide_paths=sorted(
-                    {t.root.resolve() for t in tasks}
-                    | {s.root.resolve() for s in _experiment_skills(skill_set or SkillSet())}
-                ),
-                keep_workspace=keep_workspace,
-                post_trial=post_trial,
-                experiment_extra=dict(spec.extra),
-            )
-            async with _sandbox_session(spec):
-                await _schedule(todo, tenv, store, spec.concurrency, outcome, console, on_result)
+        run = RunContext(
+            spec=spec,
+            run_dir=run_dir,
+            tasks=tasks,
+            agents=agents,
+            gateways=gateways_by_label,
+            skill_set=skill_set or SkillSet(),
+            keep_workspace=keep_workspace,
+            post_trial=post_trial,
+        )
+        async with (executor or LocalExecutor()).session(run) as run_one:
+            await _schedule(todo, run_one, store, spec.concurrency, outcome, console, on_result)
     return outcome
 
 
 async def _schedule(
     todo: list[TrialSpec],
-    tenv: TrialEnvironment,
+    run_one: TrialRunner,
     store: RunStore,
     concurrency: int,
     outcome: RunOutcome,
@@ -218,7 +176,7 @@ async def _schedule(
             progress.started()
             result: TrialResult | None = None
             try:
-                result = await run_trial(spec, tenv)
+                result = await run_one(spec)
                 store.append(result)
                 outcome.results.append(result)
             finally:

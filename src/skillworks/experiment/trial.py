@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from skillworks._tempdirs import temp_prefix
 from skillworks.agents.base import Agent, AgentContext, AgentOutcome
@@ -42,12 +42,23 @@ from skillworks.skills.package import SkillPackage
 from skillworks.skills.staging import audit_skills, stage_skills
 
 if TYPE_CHECKING:
-    from skillworks.gateway import Gateway
+    from skillworks.gateway.server import TrialChannel
 
 log = logging.getLogger(__name__)
 
 AGENT_GRACE_SEC = 60.0
 _START_MARKER = "/logs/agent/.skillworks-agent-start"
+
+
+class TrialGateway(Protocol):
+    """What a trial needs of a model gateway (`skillworks.gateway.Gateway`, or a client of one running
+    elsewhere on the node, as under the Ray executor)."""
+
+    async def open_trial(self, trial_id: str, log_path: Path, task_id: str | None = None) -> TrialChannel: ...
+
+    async def close_trial(self, trial_id: str) -> None: ...
+
+    def trial_error(self, trial_id: str) -> TrialError | None: ...
 
 
 @dataclass
@@ -59,7 +70,7 @@ class TrialEnvironment:
     env: str = "local"
     env_options: dict[str, Any] = field(default_factory=dict)
     skill_set: SkillSet = field(default_factory=SkillSet)
-    gateways: dict[str, Gateway] = field(default_factory=dict)  # by agent label; only agents that need a model
+    gateways: dict[str, TrialGateway] = field(default_factory=dict)  # by agent label; only agents that need a model
     channel_port: int = 4141
     agents: dict[str, Agent] = field(default_factory=dict)  # by AgentConfig.label
     # host paths no agent may read: every task of the run (their verifiers and oracles), the run dir

@@ -13,6 +13,7 @@ from skillworks.sandbox.container.cleanup import (
     clean,
     container_session,
     current_run_id,
+    labelled_run,
 )
 from skillworks.sandbox.container.dockerfile import map_image, parse_image_map, plan_dockerfile
 from skillworks.sandbox.container.egress import EgressProxy, host_allowed
@@ -45,6 +46,7 @@ __all__ = [
     "detect_runtime",
     "ensure_image",
     "host_allowed",
+    "labelled_run",
     "map_image",
     "parse_image_map",
     "plan_dockerfile",

@@ -29,7 +29,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -178,6 +178,17 @@ async def sweep_run(run_id: str) -> None:
 class ContainerSession:
     run_id: str
     signal_received: int | None = None
+
+
+@contextlib.contextmanager
+def labelled_run(run_id: str) -> Iterator[None]:
+    """Label the containers started inside with `run_id`, without the session's signal handling and
+    sweep: for a process that runs some trials of a run whose session lives elsewhere (a Ray worker)."""
+    token = _current_run.set(run_id)
+    try:
+        yield
+    finally:
+        _current_run.reset(token)
 
 
 @contextlib.asynccontextmanager

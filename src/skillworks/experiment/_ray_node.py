@@ -1,0 +1,311 @@
+"""What runs on the nodes of a Ray cluster for `RayExecutor`: the trial task, the per-node gateway actor
+and the run's tracker actor. Imported only where Ray is installed.
+
+A trial task rebuilds the trial's environment on its node — task and skill files unpacked into a
+node-local cache (keyed by content hash, once per node), agents created there, model calls through
+the gateway actor of that node — runs the unchanged `run_trial`, and returns the result with its trial
+dir packed as a tar archive; the driver unpacks it into the run dir and records the result."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import os
+import shutil
+import socket
+import tarfile
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+import ray
+from pydantic import BaseModel
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+from skillworks.agents.base import Agent
+from skillworks.experiment.conditions import SkillSet
+from skillworks.experiment.plan import TrialSpec
+from skillworks.experiment.spec import ExperimentSpec
+from skillworks.experiment.trial import TrialEnvironment, TrialGateway, run_trial
+from skillworks.gateway.server import TrialChannel
+from skillworks.results import TrialError, TrialResult
+
+NAMESPACE = "skillworks"
+# node-local state of the executor: unpacked task/skill files, trial dirs being written, gateway sockets
+NODE_ROOT_ENV = "SKILLWORKS_RAY_NODE_DIR"
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def node_root() -> Path:
+    root = Path(os.environ.get(NODE_ROOT_ENV) or Path(tempfile.gettempdir()) / "skillworks-ray")
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def gateway_actor_name(run_id: str, node_id: str) -> str:
+    return f"gateway-{run_id}-{node_id[:16]}"
+
+
+# ----------------------------------------------------------------------------------- shipping files
+
+
+def pack_tree(root: Path) -> bytes:
+    """A directory as an uncompressed tar archive (symlinks kept as links)."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        tar.add(root, arcname=".")
+    return buf.getvalue()
+
+
+def unpack_tree(data: bytes, dest: Path) -> None:
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r") as tar:
+        tar.extractall(dest, filter="tar")
+
+
+@dataclass(frozen=True)
+class ShippedTree:
+    """A host directory of the driver (a task or a skill), by content key, to unpack on the nodes."""
+
+    origin: Path  # the path on the driver; paths in the models are rebased from it
+    key: str  # content hash: the node cache entry
+    archive: Any  # ray.ObjectRef[bytes]
+
+    def materialise(self) -> Path:
+        dest = node_root() / "cache" / self.key
+        if dest.is_dir():
+            return dest
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f"{self.key}.tmp-", dir=dest.parent))
+        try:
+            unpack_tree(ray.get(self.archive), tmp)
+            with contextlib.suppress(OSError):  # another worker of this node won the race: same content
+                os.rename(tmp, dest)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return dest
+
+
+def rebase(model: M, moves: dict[Path, Path]) -> M:
+    """`model` with every path under a key of `moves` moved under its value (task and skill models hold
+    host paths of the driver; on a node they point into the node's cache)."""
+
+    def swap(value: Any) -> Any:
+        if isinstance(value, Path):
+            for old, new in moves.items():
+                if value == old or old in value.parents:
+                    return new / value.relative_to(old)
+            return value
+        if isinstance(value, dict):
+            return {k: swap(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return type(value)(swap(v) for v in value)
+        return value
+
+    return type(model).model_validate(swap(model.model_dump(mode="python")))
+
+
+# ----------------------------------------------------------------------------------- the run's job
+
+
+@dataclass
+class RunShipment:
+    """Everything a node needs to run trials of one run (sent once, by reference)."""
+
+    spec: ExperimentSpec
+    trees: list[ShippedTree]
+    skill_set: SkillSet
+    keep_workspace: bool
+    scripts: dict[str, str] = field(default_factory=dict)  # scripted model -> script text
+    tracker: Any = None  # ActorHandle of _RunTracker
+
+
+@dataclass
+class TrialReturn:
+    result_json: str
+    archive: bytes  # the trial dir
+
+
+_AGENTS: dict[tuple[str, str], Agent] = {}  # (run id, agent label) -> agent, per worker process
+
+
+async def _agent_for(run: RunShipment, label: str) -> Agent:
+    key = (run.spec.run_id, label)
+    if key not in _AGENTS:
+        from skillworks.agents.registry import create_agent
+
+        cfg = next(a for a in run.spec.agents if a.label == label)
+        agent = create_agent(cfg.name, model=cfg.model, **{k: v for k, v in cfg.options.items() if k != "label"})
+        preflight = getattr(agent, "preflight", None)  # e.g. the harness CLI must be installed on this node
+        if preflight is not None:
+            await preflight()
+        _AGENTS[key] = agent
+    return _AGENTS[key]
+
+
+def run_trial_on_node(run: RunShipment, spec: TrialSpec) -> TrialReturn:
+    """The Ray task: one trial on this node."""
+    node_id = ray.get_runtime_context().get_node_id()
+    ray.get(run.tracker.trial_started.remote(spec.trial_id, node_id, os.getpid()))
+    return asyncio.run(_run_on_node(run, spec, node_id))
+
+
+async def _run_on_node(run: RunShipment, spec: TrialSpec, node_id: str) -> TrialReturn:
+    moves = {tree.origin: tree.materialise() for tree in run.trees}
+    task = rebase(spec.task, moves)
+    skill_set = SkillSet(
+        target=rebase(run.skill_set.target, moves) if run.skill_set.target else None,
+        support=tuple(rebase(s, moves) for s in run.skill_set.support),
+        decoys=tuple(rebase(s, moves) for s in run.skill_set.decoys),
+    )
+    spec = replace(spec, task=task)
+    run_dir = node_root() / "runs" / run.spec.run_id
+    trial_dir = run_dir / "trials" / spec.trial_id
+    shutil.rmtree(trial_dir, ignore_errors=True)  # what an earlier, lost attempt left on this node
+    agent = await _agent_for(run, spec.agent.label)
+    gateways: dict[str, TrialGateway] = {}
+    if agent.needs_model and spec.agent.model is not None:
+        gateways[spec.agent.label] = _GatewayClient(_node_gateway(run, node_id), spec.agent.model, spec.agent.api_base)
+    tenv = TrialEnvironment(
+        run_id=run.spec.run_id,
+        run_dir=run_dir,
+        env=run.spec.env,
+        env_options=dict(run.spec.env_options),
+        skill_set=skill_set,
+        gateways=gateways,
+        agents={spec.agent.label: agent},
+        hide_paths=sorted(set(moves.values())),
+        keep_workspace=run.keep_workspace,
+        experiment_extra=dict(run.spec.extra),
+    )
+    if run.spec.env == "container":
+        from skillworks.sandbox.container import labelled_run
+
+        with labelled_run(run.spec.run_id):
+            result = await run_trial(spec, tenv)
+    else:
+        result = await run_trial(spec, tenv)
+    # where the trial ran, for the person reading the run dir (and to retry a lost trial elsewhere)
+    (trial_dir / "ray-node.json").write_text(
+        json.dumps({"node_id": node_id, "host": socket.gethostname(), "pid": os.getpid()}, indent=2)
+    )
+    try:
+        return TrialReturn(result.model_dump_json(), pack_tree(trial_dir))
+    finally:
+        shutil.rmtree(trial_dir, ignore_errors=True)
+
+
+# ----------------------------------------------------------------------------------- gateways
+
+
+def _node_gateway(run: RunShipment, node_id: str) -> Any:
+    """This node's gateway actor: the driver starts one per node at the start of the run; a node that
+    joined later gets one here (detached, removed by the driver at the end of the run)."""
+    try:
+        return ray.get_actor(gateway_actor_name(run.spec.run_id, node_id), namespace=NAMESPACE)
+    except ValueError:
+        return start_node_gateway(run, node_id, detached=True)
+
+
+def start_node_gateway(run: RunShipment, node_id: str, *, detached: bool = False) -> Any:
+    return NodeGateway.options(  # type: ignore[attr-defined]
+        name=gateway_actor_name(run.spec.run_id, node_id),
+        namespace=NAMESPACE,
+        get_if_exists=True,
+        lifetime="detached" if detached else None,
+        scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=node_id, soft=False),
+        num_cpus=0,
+        max_concurrency=1000,
+    ).remote(run.scripts)
+
+
+class _GatewayClient:
+    """A TrialGateway whose gateway is the node's actor (same node: the trial's socket is a local file)."""
+
+    def __init__(self, actor: Any, model: str, api_base: str | None) -> None:
+        self._actor, self._model, self._api_base = actor, model, api_base
+        self._errors: dict[str, TrialError | None] = {}
+
+    async def open_trial(self, trial_id: str, log_path: Path, task_id: str | None = None) -> TrialChannel:
+        channel: TrialChannel = await self._actor.open_trial.remote(
+            self._model, self._api_base, trial_id, log_path, task_id
+        )
+        return channel
+
+    async def close_trial(self, trial_id: str) -> None:
+        self._errors[trial_id] = await self._actor.close_trial.remote(self._model, self._api_base, trial_id)
+
+    def trial_error(self, trial_id: str) -> TrialError | None:
+        return self._errors.get(trial_id)
+
+
+@ray.remote
+class NodeGateway:
+    """The model gateway(s) of one node for one run: one `Gateway` per (model, api_base), each trial on its
+    own unix socket and gateway.jsonl — model traffic stays on the node."""
+
+    def __init__(self, scripts: dict[str, str]) -> None:
+        self._scripts = scripts
+        self._gateways: dict[tuple[str, str | None], Any] = {}
+        self._dir = Path(tempfile.mkdtemp(prefix="sw-raygw-", dir=node_root()))
+
+    async def _gateway(self, model: str, api_base: str | None) -> Any:
+        from skillworks.gateway import Gateway
+
+        key = (model, api_base)
+        if key not in self._gateways:
+            source = model
+            if model in self._scripts:  # the driver's script, written on this node
+                script = self._dir / f"script-{len(self._gateways)}{Path(model).suffix or '.yaml'}"
+                script.write_text(self._scripts[model])
+                source = f"scripted/{script}"
+            gateway = Gateway(model=source, api_base=api_base, socket_dir=self._dir / f"sockets-{len(self._gateways)}")
+            gateway.model = model  # recorded as the run names it, not as this node's copy of a script
+            await gateway.start()
+            self._gateways[key] = gateway
+        return self._gateways[key]
+
+    async def open_trial(
+        self, model: str, api_base: str | None, trial_id: str, log_path: Path, task_id: str | None
+    ) -> TrialChannel:
+        gateway = await self._gateway(model, api_base)
+        channel: TrialChannel = await gateway.open_trial(trial_id, log_path, task_id=task_id)
+        return channel
+
+    async def close_trial(self, model: str, api_base: str | None, trial_id: str) -> TrialError | None:
+        gateway = await self._gateway(model, api_base)
+        await gateway.close_trial(trial_id)
+        error: TrialError | None = gateway.trial_error(trial_id)
+        return error
+
+    async def stop(self) -> None:
+        for gateway in self._gateways.values():
+            with contextlib.suppress(Exception):
+                await gateway.stop()
+        self._gateways.clear()
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+
+@ray.remote
+class RunTracker:
+    """On the driver's side: which node and worker process each trial attempt started on (to retry a lost
+    trial on another node, and to say where it was lost)."""
+
+    def __init__(self) -> None:
+        self._starts: dict[str, list[tuple[str, int]]] = {}
+
+    def trial_started(self, trial_id: str, node_id: str, pid: int) -> None:
+        self._starts.setdefault(trial_id, []).append((node_id, pid))
+
+    def starts(self, trial_id: str) -> list[tuple[str, int]]:
+        return list(self._starts.get(trial_id, []))
+
+    def all_starts(self) -> dict[str, list[tuple[str, int]]]:
+        return {k: list(v) for k, v in self._starts.items()}
+
+
+def result_from(ret: TrialReturn) -> TrialResult:
+    return TrialResult.model_validate_json(ret.result_json)

@@ -1,0 +1,294 @@
+"""`--executor ray`: the trials of a run as Ray tasks on a cluster (optional extra `skillworks[ray]`).
+
+- Each trial is a Ray task declaring its resources: CPUs and memory from the task (or
+  `cpus_per_trial`), and one unit of `skillworks_local` (bubblewrap) or `skillworks_container` (a
+  container runtime), so only nodes that can run the sandbox take it. A node advertises these with
+  `ray start --resources '{"skillworks_local": 1000}'`; `ray.init()` started here advertises what
+  this machine has.
+- The driver (this process) stays the only writer of results.jsonl: results stream back as trials
+  finish, with their trial dir as an archive unpacked into the run dir, so resume and exactly-once
+  recording are the local executor's.
+- Model calls go through one gateway actor per node (`_ray_node.NodeGateway`), never via the driver.
+- Container images are built on the node that runs the trial and cached there by content hash (the
+  container backend's own cache).
+- Ctrl-C cancels the remote trials (their sandboxes are torn down on the nodes). A trial whose worker
+  or node dies is retried `retries` times, on another node when there is one; the lost attempts are
+  kept in the trial dir (`lost-attempts.json`) and the trial is recorded once, with its `attempt`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from skillworks.errors import UserError
+from skillworks.experiment.executor import RunContext, TrialRunner
+from skillworks.experiment.plan import TrialSpec
+from skillworks.results import TrialError, TrialResult
+
+RESOURCE_FOR_ENV = {"local": "skillworks_local", "container": "skillworks_container"}
+NODE_CAPACITY = 1000  # units of the sandbox resource a node advertises: trials are bounded by CPU/memory
+
+
+def _require_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise UserError("--executor ray needs Ray: pip install 'skillworks[ray]'") from None
+    return ray
+
+
+def local_sandbox_resources() -> dict[str, float]:
+    """The sandbox resources this machine can offer (for a cluster started by `ray.init()` here)."""
+    resources: dict[str, float] = {}
+    if shutil.which("bwrap"):
+        resources["skillworks_local"] = NODE_CAPACITY
+    if shutil.which("podman") or shutil.which("docker"):
+        resources["skillworks_container"] = NODE_CAPACITY
+    return resources
+
+
+class RayExecutor:
+    """Trials on a Ray cluster. `address`: None starts a one-machine cluster in this process, "auto" joins
+    the cluster of this machine, "ray://host:10001" a remote one (Ray client)."""
+
+    name = "ray"
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        retries: int = 1,
+        cpus_per_trial: float | None = None,
+        num_cpus: int | None = None,
+    ) -> None:
+        self.address = address
+        self.retries = max(0, retries)
+        self.cpus_per_trial = cpus_per_trial
+        self.num_cpus = num_cpus  # only for a cluster started here
+
+    @asynccontextmanager
+    async def session(self, run: RunContext) -> AsyncIterator[TrialRunner]:
+        ray = _require_ray()
+        from skillworks.experiment import _ray_node as node
+
+        started_here = not ray.is_initialized()
+        if started_here:
+            kwargs: dict[str, Any] = {
+                "include_dashboard": False,
+                "log_to_driver": False,
+                "logging_level": logging.WARNING,
+                "address": self.address or "local",  # "local": a new one-machine cluster, never another's
+            }
+            if self.address is None:
+                kwargs.update(resources=local_sandbox_resources(), num_cpus=self.num_cpus)
+            try:
+                ray.init(**kwargs)  # in this (main) thread: Ray installs its signal handlers here
+            except Exception as exc:
+                raise UserError(f"cannot start or reach the Ray cluster ({self.address or 'local'}): {exc}") from None
+        try:
+            resource = RESOURCE_FOR_ENV.get(run.spec.env)
+            if resource is None:
+                raise UserError(f"--executor ray does not know the sandbox backend {run.spec.env!r}")
+            nodes = _capable_nodes(ray, resource)
+            if not nodes:
+                raise UserError(
+                    f"no node of the Ray cluster offers {resource!r}: start nodes with "
+                    f"ray start ... --resources '{{\"{resource}\": {NODE_CAPACITY}}}'"
+                )
+            shipment = node.RunShipment(
+                spec=run.spec,
+                trees=_ship_trees(ray, node, run),
+                skill_set=run.skill_set,
+                keep_workspace=run.keep_workspace,
+                scripts=_scripts(run),
+                tracker=node.RunTracker.options(num_cpus=0).remote(),  # type: ignore[attr-defined]
+            )
+            shipment_ref = ray.put(shipment)
+            gateways = [node.start_node_gateway(shipment, n) for n in nodes] if _needs_gateways(run) else []
+            remote = ray.remote(node.run_trial_on_node)
+
+            async def one(spec: TrialSpec) -> TrialResult:
+                return await self._run_one(ray, node, remote, shipment, shipment_ref, resource, spec, run)
+
+            try:
+                yield one
+            finally:
+                await _stop_gateways(ray, node, run.spec.run_id, gateways)
+        finally:
+            if started_here:
+                ray.shutdown()
+
+    async def _run_one(
+        self,
+        ray: Any,
+        node: Any,
+        remote: Any,
+        shipment: Any,
+        shipment_ref: Any,
+        resource: str,
+        spec: TrialSpec,
+        run: RunContext,
+    ) -> TrialResult:
+        res = spec.task.environment.resources
+        options: dict[str, Any] = {
+            "num_cpus": self.cpus_per_trial if self.cpus_per_trial is not None else (res.cpus or 1),
+            "resources": {resource: 1},
+            "max_retries": 0,  # retried here, on another node, and recorded once
+        }
+        if res.memory_mb:
+            options["memory"] = res.memory_mb * 1024 * 1024
+        lost: list[dict[str, Any]] = []
+        exclude: set[str] = set()
+        while True:
+            ref = remote.options(**options, **_placement(ray, resource, exclude)).remote(shipment_ref, spec)
+            try:
+                ret = await ref
+            except asyncio.CancelledError:
+                ray.cancel(ref)  # KeyboardInterrupt in the trial: its sandbox is torn down on its node
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(asyncio.shield(_settled(ref)), timeout=60)
+                raise
+            except ray.exceptions.RayTaskError as exc:  # run_trial records its own errors: a bug
+                return _error_result(spec, run, "internal_error", f"trial task failed: {exc}", lost)
+            except ray.exceptions.RayError as exc:  # worker or node lost
+                starts = await shipment.tracker.starts.remote(spec.trial_id)
+                where = starts[-1] if len(starts) > len(lost) else (None, None)
+                lost.append(
+                    {
+                        "attempt": len(lost) + 1,
+                        "node_id": where[0],
+                        "pid": where[1],
+                        "error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
+                        "at": datetime.now(UTC).isoformat(),
+                    }
+                )
+                if where[0]:
+                    exclude.add(where[0])
+                if len(lost) > self.retries:
+                    return _error_result(spec, run, "worker_lost", lost[-1]["error"], lost)
+                continue
+            return await _land(node, ret, spec, run, lost)
+
+
+def _capable_nodes(ray: Any, resource: str) -> list[str]:
+    return [n["NodeID"] for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get(resource, 0) > 0]
+
+
+def _placement(ray: Any, resource: str, exclude: set[str]) -> dict[str, Any]:
+    """A retry goes to another capable node when there is one (else wherever Ray places it)."""
+    if not exclude:
+        return {}
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    others = [n for n in _capable_nodes(ray, resource) if n not in exclude]
+    if not others:
+        return {}
+    return {"scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=others[0], soft=True)}
+
+
+async def _settled(ref: Any) -> None:
+    with contextlib.suppress(BaseException):
+        await ref
+
+
+def _needs_gateways(run: RunContext) -> bool:
+    return any(run.agents[cfg.label].needs_model for cfg in run.spec.agents)
+
+
+def _scripts(run: RunContext) -> dict[str, str]:
+    """Scripted models are files of the driver: their text travels with the run."""
+    scripts: dict[str, str] = {}
+    for cfg in run.spec.agents:
+        if cfg.model and cfg.model.startswith("scripted/"):
+            path = Path(cfg.model.removeprefix("scripted/"))
+            try:
+                scripts[cfg.model] = path.read_text()
+            except OSError as exc:
+                raise UserError(f"cannot read the scripted model: {exc.strerror}", path) from None
+    return scripts
+
+
+def _ship_trees(ray: Any, node: Any, run: RunContext) -> list[Any]:
+    """Every task dir and experiment skill dir, packed once and put in the object store; nodes unpack each
+    once into their cache. A skill inside a task dir travels with its task."""
+    trees: dict[Path, tuple[str, Path]] = {}
+    for task in run.tasks:
+        trees[task.root.resolve()] = (f"task-{task.content_hash[:24]}", task.root)
+    for skill in run.experiment_skills():
+        root = skill.root.resolve()
+        if not any(root == t or t in root.parents for t in trees):
+            trees[root] = (f"skill-{skill.package_hash[:24]}", skill.root)
+    return [
+        node.ShippedTree(origin=origin, key=key, archive=ray.put(node.pack_tree(origin)))
+        for origin, (key, _) in trees.items()
+    ]
+
+
+async def _stop_gateways(ray: Any, node: Any, run_id: str, started: list[Any]) -> None:
+    """Stop the gateways this run started, and those nodes that joined later started for themselves."""
+    handles = list(started)
+    with contextlib.suppress(Exception):
+        for entry in ray.util.list_named_actors(all_namespaces=True):
+            if entry.get("namespace") == node.NAMESPACE and entry["name"].startswith(f"gateway-{run_id}-"):
+                handles.append(ray.get_actor(entry["name"], namespace=node.NAMESPACE))
+    for handle in handles:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(handle.stop.remote(), timeout=30)
+        with contextlib.suppress(Exception):
+            ray.kill(handle)
+
+
+async def _land(node: Any, ret: Any, spec: TrialSpec, run: RunContext, lost: list[dict[str, Any]]) -> TrialResult:
+    """Unpack the trial dir into the run dir and make the result the driver records."""
+    trial_dir = run.run_dir / "trials" / spec.trial_id
+    await asyncio.to_thread(shutil.rmtree, trial_dir, True)
+    trial_dir.mkdir(parents=True)
+    await asyncio.to_thread(node.unpack_tree, ret.archive, trial_dir)
+    result: TrialResult = node.result_from(ret)
+    if lost:
+        _write_lost(trial_dir, lost)
+        result = result.model_copy(update={"attempt": len(lost) + 1})
+    if run.post_trial is not None:
+        result = await run.post_trial(spec, result, trial_dir)
+    return result
+
+
+def _write_lost(trial_dir: Path, lost: list[dict[str, Any]]) -> None:
+    (trial_dir / "lost-attempts.json").write_text(json.dumps(lost, indent=2))
+
+
+def _error_result(
+    spec: TrialSpec, run: RunContext, category: str, message: str, lost: list[dict[str, Any]]
+) -> TrialResult:
+    """A trial that never came back: an infrastructure error, recorded once."""
+    trial_dir = run.run_dir / "trials" / spec.trial_id
+    trial_dir.mkdir(parents=True, exist_ok=True)
+    if lost:
+        _write_lost(trial_dir, lost)
+    now = datetime.now(UTC)
+    return TrialResult(
+        trial_id=spec.trial_id,
+        run_id=run.spec.run_id,
+        task_id=spec.task.id,
+        condition=spec.condition,
+        agent=spec.agent.label,
+        model=spec.agent.model,
+        provider=spec.agent.provider,
+        trial_index=spec.trial_index,
+        seed=spec.seed,
+        attempt=max(1, len(lost)),
+        outcome="error",
+        error=TrialError(category=category, message=message, phase="internal"),
+        paths={"trial_dir": trial_dir.relative_to(run.run_dir).as_posix()},
+        started_at=now,
+        finished_at=now,
+    )
