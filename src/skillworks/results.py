@@ -62,6 +62,10 @@ class SkillUse(BaseModel):
     read: list[str] = Field(default_factory=list, description="skills whose SKILL.md the agent read")
     invoked: list[str] = Field(default_factory=list, description="skills invoked through a skill tool or read")
     scripts_run: list[str] = Field(default_factory=list, description="'<skill>/<script path>' run by the agent")
+    harness_provided: list[str] = Field(
+        default_factory=list,
+        description="skills the harness itself showed the agent (bundled with the CLI, not staged): see skills.json",
+    )
     failed: list[str] = Field(
         default_factory=list,
         description="skills a load of which failed (an error or no result); not counted as invoked",

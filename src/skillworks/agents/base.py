@@ -9,6 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 from skillworks.results import SkillUse, TrialError, Usage
 from skillworks.sandbox.base import Sandbox
 from skillworks.skills.package import SkillPackage
+from skillworks.skills.staging import HarnessSkill
 from skillworks.tasks.model import Task
 
 
@@ -40,6 +41,9 @@ class AgentOutcome:
     usage: Usage | None = None  # as the harness reported it (the gateway's numbers are the record)
     skill_use: SkillUse | None = None
     final_message: str | None = None
+    # skills the harness brought itself (see StagingRecord.harness_skills): none by default; None when a
+    # harness could not tell (its own listing was not found)
+    harness_skills: list[HarnessSkill] | None = field(default_factory=list)
 
 
 @runtime_checkable

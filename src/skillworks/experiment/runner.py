@@ -132,6 +132,9 @@ async def run_experiment(
         if preflight is not None:
             await preflight()  # e.g. a harness that is not installed fails here, before any trial
         cfg.version = agents[cfg.label].version
+        locked = getattr(agents[cfg.label], "locked_options", None)  # optional Agent hook
+        if locked is not None:  # e.g. harness_skills, recorded in experiment.json even when left at its default
+            cfg.options = {**locked(), **cfg.options}
     gateways_by_label = _make_gateways(spec, agents)
     with store.exclusive():  # one writer per run directory
         store.write_spec(spec)

@@ -162,6 +162,7 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         phase_start = time.monotonic()
         outcome = await _run_agent(spec, tenv, agent, sandbox, trial_dir, skills, skills_dir, provision.tools)
         phases.agent = time.monotonic() - phase_start
+        _record_harness_skills(trial_dir, record, outcome)
         if outcome.error is not None:
             raise _TrialFailure(outcome.error.category, outcome.error.message, outcome.error.phase)
         produced = await _agent_produced_output(sandbox)
@@ -198,6 +199,7 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
     # trajectory the agent left says which skills it used (an errored trial keeps its skill use)
     usage = _usage(trial_dir, outcome)
     skill_use = _skill_use(outcome, skills, skills_dir, trial_dir)
+    skill_use.harness_provided = [h.name for h in outcome.harness_skills or []]
     reward = verdict.reward if verdict is not None and error is None else None
     if broken is not None and error is None:
         reward, verdict = 0.0, None
@@ -244,6 +246,12 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         except Exception:  # grading must never lose the trial's own result
             log.exception("post-trial grading of %s failed", spec.trial_id)
     return result
+
+
+def _record_harness_skills(trial_dir: Path, record: Any, outcome: AgentOutcome) -> None:
+    """skills.json also says which skills the harness brought itself ([] for an agent that brings none)."""
+    updated = record.model_copy(update={"harness_skills": outcome.harness_skills})
+    (trial_dir / "skills.json").write_text(updated.model_dump_json(indent=2))
 
 
 def _source_info(condition: Condition, provision: SkillProvision) -> SkillSourceInfo | None:

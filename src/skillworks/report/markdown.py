@@ -209,6 +209,17 @@ def render_markdown(summary: Summary) -> str:
             for i in s.skill_invocation
         ],
     )
+    provided = [i for i in s.skill_invocation if i.harness_provided]
+    if provided:
+        out += [
+            "Skills the harness brought itself (bundled with the CLI, not staged by skillworks; the agent saw them "
+            "in every condition, `none` included; details with hashes in each trial's skills.json):",
+            "",
+        ]
+        for i in provided:
+            names = ", ".join(f"{name} ×{n}" for name, n in i.harness_provided.items())
+            out.append(f"- {i.condition} / {agent_label(i.agent)}: {names}")
+        out.append("")
     out += ["## Tokens, cost and time", ""]
     times = {(t.condition, t.agent): t for t in s.phase_times}
     rows = []

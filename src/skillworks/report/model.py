@@ -191,6 +191,9 @@ class SkillInvocationRow(_Strict):
         default=0, description="trials (errored included) where a skill load failed; such a load is not an invocation"
     )
     failed_skills: dict[str, int] = Field(default_factory=dict)
+    harness_provided: dict[str, int] = Field(
+        default_factory=dict, description="skills the harness brought itself (not staged), by trials that listed them"
+    )
 
 
 class UsageRow(_Strict):

@@ -165,6 +165,7 @@ def _group_rows(
                 skills=si.skills,
                 failed_load_trials=si.failed_load_trials,
                 failed_skills=si.failed_skills,
+                harness_provided=si.harness_provided,
             )
         )
         out.usage.append(UsageRow(condition=cond, agent=agent, **asdict(usage_totals(rows))))

@@ -9,9 +9,17 @@ from skillworks.skills.package import (
     name_problem,
     split_frontmatter,
 )
-from skillworks.skills.staging import StagedSkill, StagingRecord, audit_skills, copy_skills, stage_skills
+from skillworks.skills.staging import (
+    HarnessSkill,
+    StagedSkill,
+    StagingRecord,
+    audit_skills,
+    copy_skills,
+    stage_skills,
+)
 
 __all__ = [
+    "HarnessSkill",
     "SkillAsset",
     "SkillPackage",
     "StagedSkill",

@@ -44,7 +44,7 @@ HOME_SKILL_DIRS = (
 )
 WORKSPACE_SKILL_DIRS = (*HOME_SKILL_DIRS, "skills")
 ABSOLUTE_SKILL_DIRS = ("/skills", "/etc/claude-code/skills", "/etc/claude-code/.claude/skills")
-# Not searched for stray SKILL.md files: the OS's own trees (and virtual file systems).
+# Not searched for stray SKILL.md files: the OS's own trees (and virtual file systems), skillworks' mounts.
 SYSTEM_DIRS = (
     "/proc",
     "/sys",
@@ -62,6 +62,9 @@ SYSTEM_DIRS = (
     "/var/cache",
     "/nix",
     "/snap",
+    # the harness CLIs and host tools skillworks mounts read-only: skills bundled with a CLI are the
+    # harness's own (recorded as harness_skills after the run), not a leak of the condition's skills
+    "/opt/skillworks",
 )
 _STRAY_LIMIT = 50
 
@@ -70,6 +73,15 @@ class StagedSkill(BaseModel):
     name: str
     package_hash: str
     path: str | None = Field(default=None, description="where it is visible inside the sandbox")
+
+
+class HarnessSkill(BaseModel):
+    """A skill the harness provides itself (not staged by skillworks): under `none` it is a skill too."""
+
+    name: str
+    origin: str = Field(description="e.g. 'bundled with claude-code 2.1.328'")
+    sha256: str | None = Field(default=None, description="of its SKILL.md, where the file was readable")
+    path: str | None = Field(default=None, description="where the harness keeps it, when known")
 
 
 class StagingRecord(BaseModel):
@@ -89,6 +101,11 @@ class StagingRecord(BaseModel):
         default_factory=list, description="files of staged skills not copied (named pipes, sockets, devices)"
     )
     warnings: list[str] = Field(default_factory=list)
+    harness_skills: list[HarnessSkill] | None = Field(
+        default=None,
+        description="skills the agent's harness brought itself (bundled with the CLI), as it listed them after "
+        "the run; [] when it brought none, None when the agent does not say",
+    )
 
 
 def copy_skills(skills: Sequence[SkillPackage], dest: Path) -> None:

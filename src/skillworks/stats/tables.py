@@ -122,6 +122,8 @@ class SkillInvocation:
     """trials (errored ones included) where a load of a skill failed: not counted as an invocation"""
     failed_skills: dict[str, int] = field(default_factory=dict)
     """how many trials failed to load each skill"""
+    harness_provided: dict[str, int] = field(default_factory=dict)
+    """how many trials' harness showed the agent each of its own (bundled, not staged) skills"""
 
 
 def skill_invocation(results: Sequence[TrialResult]) -> SkillInvocation:
@@ -141,6 +143,7 @@ def skill_invocation(results: Sequence[TrialResult]) -> SkillInvocation:
         skills=dict(sorted(per_skill.items())),
         failed_load_trials=sum(1 for r in results if r.skill_use.failed),
         failed_skills=dict(sorted(Counter(n for r in results for n in set(r.skill_use.failed)).items())),
+        harness_provided=dict(sorted(Counter(n for r in results for n in set(r.skill_use.harness_provided)).items())),
     )
 
 

@@ -1,11 +1,15 @@
-"""Issue 4 acceptance: each real agent CLI (installed from npm by scripts/install-agent-clis.sh) runs in the
-local sandbox against the gateway. Only the model is fake: the `scripted` provider replays
+"""Issues 4 and 17 acceptance: each real agent CLI (installed by scripts/install-agent-clis.sh) runs against
+the gateway on both sandbox backends — the local bubblewrap sandbox and a `--network none` task container
+(the matrix: five harnesses x local/container). Only the model is fake: the `scripted` provider replays
 tests/fixtures/harness_scripts/<harness>.yaml, whose `expect` clauses make the gateway fail the trial if the
-CLI did not send what a real run would (e.g. the skill's body after the skill-loading turn)."""
+CLI did not send what a real run would (the skill's body after the skill-loading turn), so a failed skill
+load cannot pass."""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,46 +25,53 @@ from skillworks.trajectory import Trajectory, validate_trajectory
 from .conftest import SCRIPTS, TASK, skillworks
 
 pytestmark = [pytest.mark.node, pytest.mark.bwrap, pytest.mark.slow]
+BACKENDS = ["local", pytest.param("container", marks=pytest.mark.podman)]
+DEBIAN = "debian:bookworm-slim"
+BASE_IMAGE = os.environ.get("SKILLWORKS_TEST_BASE_IMAGE", "localhost/skillworks-base")
 
 SKILL = "house-greeting"
 CARD = "/app/card.txt"
-SCRIPT = "house-greeting/scripts/card.py"
+SCRIPT = "house-greeting/scripts/card.sh"
 
 
 @dataclass(frozen=True)
 class Case:
-    skills_dir: str  # inside the sandbox
+    skills_dir: str  # relative to $HOME (/home/agent in the local sandbox, the image's home in a container)
     load_tool: str  # ATIF function name of the call that loads the skill
     write_tool: str  # ATIF function name of the call that writes the card
     scripts_run: tuple[str, ...] = ()  # the scripted run writes the card with the skill's script
 
 
 CASES = {
-    "claude-code": Case("/home/agent/.claude/skills", "Skill", "Write"),
-    "codex": Case("/home/agent/.agents/skills", "exec_command", "exec_command", (SCRIPT,)),
-    "gemini-cli": Case("/home/agent/.gemini/skills", "activate_skill", "write_file"),
-    "opencode": Case("/home/agent/.config/opencode/skills", "skill", "bash", (SCRIPT,)),
-    "openhands": Case("/home/agent/.openhands/skills", "invoke_skill", "file_editor"),
+    "claude-code": Case(".claude/skills", "Skill", "Write"),
+    "codex": Case(".agents/skills", "exec_command", "exec_command", (SCRIPT,)),
+    "gemini-cli": Case(".gemini/skills", "activate_skill", "write_file"),
+    "opencode": Case(".config/opencode/skills", "skill", "bash", (SCRIPT,)),
+    "openhands": Case(".openhands/skills", "invoke_skill", "file_editor"),
 }
+HOMES = {"local": "/home/agent", "container": "/root"}
 
 
-def _run(harness: str, condition: str, script: Path, out: Path) -> tuple[TrialResult, Path]:
+def _task(env: str, out: Path) -> Path:
+    """The fixture task; for the container backend a copy with a Dockerfile (the script keys on its id)."""
+    if env == "local":
+        return TASK
+    task = out / "tasks" / TASK.name
+    if not task.exists():
+        shutil.copytree(TASK, task)
+        (task / "environment" / "Dockerfile").write_text(f"FROM {DEBIAN}\nWORKDIR /app\n")
+    return task
+
+
+def _run(harness: str, condition: str, script: Path, out: Path, env: str = "local") -> tuple[TrialResult, Path]:
+    backend = ["--env", "container", "--image-map", f"{DEBIAN}={BASE_IMAGE}"] if env == "container" else []
+    run_id = f"{harness}-{condition}-{env}"
     proc = skillworks(
-        "run",
-        str(TASK),
-        "--agent",
-        harness,
-        "--model",
-        f"scripted/{script}",
-        "--conditions",
-        condition,
-        "--out",
-        str(out),
-        "--run-id",
-        f"{harness}-{condition}",
-    )
+        "run", str(_task(env, out)), "--agent", harness, "--model", f"scripted/{script}",
+        "--conditions", condition, "--out", str(out), "--run-id", run_id, *backend,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    run_dir = out / f"{harness}-{condition}"
+    run_dir = out / run_id
     [result] = RunStore(run_dir).read_results()
     return result, run_dir / result.paths["trial_dir"]
 
@@ -75,25 +86,26 @@ def _executed_calls(trajectory: Trajectory, name: str) -> list[dict[str, object]
 
 
 @pytest.fixture(scope="module")
-def curated_runs(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tuple[TrialResult, Path]]:
+def curated_runs(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., tuple[TrialResult, Path]]:
     """The curated-condition run of each harness, made once per module (the report test reuses them)."""
     out = tmp_path_factory.mktemp("curated-runs")
-    done: dict[str, tuple[TrialResult, Path]] = {}
+    done: dict[tuple[str, str], tuple[TrialResult, Path]] = {}
 
-    def get(harness: str) -> tuple[TrialResult, Path]:
-        if harness not in done:
-            done[harness] = _run(harness, "curated", SCRIPTS / f"{harness}.yaml", out)
-        return done[harness]
+    def get(harness: str, env: str = "local") -> tuple[TrialResult, Path]:
+        if (harness, env) not in done:
+            done[harness, env] = _run(harness, "curated", SCRIPTS / f"{harness}.yaml", out, env)
+        return done[harness, env]
 
     return get
 
 
+@pytest.mark.parametrize("env", BACKENDS)
 @pytest.mark.parametrize("harness", sorted(CASES))
 def test_harness_loads_the_curated_skill_and_solves_the_task(
-    harness: str, curated_runs: Callable[[str], tuple[TrialResult, Path]]
+    harness: str, env: str, curated_runs: Callable[..., tuple[TrialResult, Path]]
 ) -> None:
     case = CASES[harness]
-    result, trial = curated_runs(harness)
+    result, trial = curated_runs(harness, env)
 
     # the verifier scored the card the CLI wrote; nothing broke
     assert result.error is None, result.error
@@ -101,7 +113,8 @@ def test_harness_loads_the_curated_skill_and_solves_the_task(
 
     # the skill was staged where this harness looks, and the harness itself listed it
     staged = json.loads((trial / "skills.json").read_text())
-    assert [(s["name"], s["path"]) for s in staged["visible"]] == [(SKILL, f"{case.skills_dir}/{SKILL}")]
+    skills_dir = f"{HOMES[env]}/{case.skills_dir}"
+    assert [(s["name"], s["path"]) for s in staged["visible"]] == [(SKILL, f"{skills_dir}/{SKILL}")]
     trajectory = validate_trajectory(trial / "trajectory.json")  # raises if the ATIF is invalid
     assert trajectory.extra is not None and SKILL in trajectory.extra["skills_listed"]
     assert result.skill_use.listed == [SKILL]
@@ -118,7 +131,7 @@ def test_harness_loads_the_curated_skill_and_solves_the_task(
     assert any(SKILL in json.dumps(args) for args in loads), loads
     writes = _executed_calls(trajectory, case.write_tool)
     assert any(CARD in json.dumps(args) for args in writes), writes
-    assert result.skill_use.invoked == [SKILL]
+    assert result.skill_use.invoked == [SKILL] and result.skill_use.failed == []
     assert result.skill_use.scripts_run == list(case.scripts_run)
 
     # usage of record is the gateway's; what the harness reported in its own log agrees with it
@@ -141,10 +154,38 @@ def test_none_condition_harness_lists_no_task_skill(harness: str, tmp_path: Path
     listed = trajectory.extra["skills_listed"]
     assert isinstance(listed, list) and SKILL not in listed
     assert result.skill_use.listed == [] and result.skill_use.invoked == []
+    # what the harness listed beyond the staged skills is its own, recorded under `none` too (issue 17)
+    provided = staged["harness_skills"]
+    assert [p["name"] for p in provided] == result.skill_use.harness_provided == listed
+    assert all(p["origin"].startswith(f"bundled with {harness} ") for p in provided)
+    if harness == "claude-code":  # it bundles ~16 skills (deep-research, verify, ...)
+        assert {"verify", "debug", "simplify"} <= set(result.skill_use.harness_provided)
+
+
+def test_claude_code_bundled_skills_can_be_switched_off(tmp_path: Path) -> None:
+    """`--agent-option harness_skills=false` sets the CLI's own switch; experiment.json records the option
+    (its default too), and what the CLI still lists is recorded, not hidden."""
+    on, _ = _run("claude-code", "none", SCRIPTS / "none.yaml", tmp_path)
+    proc = skillworks(
+        "run", str(TASK), "--agent", "claude-code", "--model", f"scripted/{SCRIPTS / 'none.yaml'}",
+        "--conditions", "none", "--agent-option", "harness_skills=false", "--out", str(tmp_path), "--run-id", "off",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    [off] = RunStore(tmp_path / "off").read_results()
+    assert off.error is None and len(off.skill_use.harness_provided) < len(on.skill_use.harness_provided) / 2
+    assert not {"verify", "debug", "simplify"} & set(off.skill_use.harness_provided)
+    options = [json.loads((tmp_path / run / "experiment.json").read_text())["agents"][0]["options"] for run in
+               ("claude-code-none-local", "off")]  # fmt: skip
+    assert [o["harness_skills"] for o in options] == [True, False]
+    refused = skillworks(
+        "run", str(TASK), "--agent", "codex", "--model", f"scripted/{SCRIPTS / 'none.yaml'}", "--conditions", "none",
+        "--agent-option", "harness_skills=false", "--out", str(tmp_path), "--run-id", "codex-off",
+    )  # fmt: skip
+    assert refused.returncode != 0 and "harness_skills=false is not supported" in refused.stderr
 
 
 def test_skill_invocation_rate_is_reported_per_harness(
-    curated_runs: Callable[[str], tuple[TrialResult, Path]], tmp_path: Path
+    curated_runs: Callable[..., tuple[TrialResult, Path]], tmp_path: Path
 ) -> None:
     trials = [curated_runs(h)[1] for h in sorted(CASES)]
     run_dirs = [str(t.parents[1]) for t in trials]

@@ -107,3 +107,16 @@ def test_failed_skill_loads_are_shown_and_not_counted_as_invoked(fx: Any, tmp_pa
     assert curated.endswith("| 1 (skill-a ×1) |"), curated
     html = render_html(summary)
     assert "Failed loads" in html and "skill-a ×1" in html
+
+
+def test_skills_the_harness_brought_itself_are_listed(fx: Any, tmp_path: Path) -> None:
+    """Issue 17: under `none` a harness's bundled skills are skills too; the report names them."""
+    results = fx.standard_results()
+    for k in (0, 1):
+        results[k] = results[k].model_copy(update={"skill_use": SkillUse(harness_provided=["verify", "debug"])})
+    summary = build_summary(fx.write_run(tmp_path, results), resamples=200)
+    row = next(r for r in summary.skill_invocation if r.condition == "none")
+    assert row.harness_provided == {"debug": 2, "verify": 2} and row.invoked_trials == 0  # not invocations
+    section = render_markdown(summary).split("## Skill invocation", 1)[1].split("\n## ", 1)[0]
+    assert "Skills the harness brought itself" in section and "- none / a1: debug ×2, verify ×2" in section
+    assert "debug ×2, verify ×2" in render_html(summary)

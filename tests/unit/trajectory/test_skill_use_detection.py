@@ -67,7 +67,14 @@ def test_claude_code_bundled_skills_are_not_listed_and_prose_does_not_count() ->
 def test_none_condition_detects_nothing_even_when_skills_are_mentioned() -> None:
     out = convert_claude_code(LOGS / "claude_code.stream.jsonl")
     use = detect_skill_use(out.trajectory, [], None, out.listed_skills)
-    assert use.model_dump() == {"listed": [], "read": [], "invoked": [], "scripts_run": [], "failed": []}
+    assert use.model_dump() == {
+        "listed": [],
+        "read": [],
+        "invoked": [],
+        "scripts_run": [],
+        "harness_provided": [],
+        "failed": [],
+    }
 
 
 def test_listed_defaults_to_staged_when_the_harness_does_not_report() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import glob
+import hashlib
 import json
 import logging
 import os
@@ -20,10 +21,19 @@ from typing import Any
 
 from skillworks._tempdirs import temp_prefix
 from skillworks.agents.base import AgentContext, AgentOutcome
-from skillworks.agents.harness.install import Installation, check_node, find_installation, install, user_installation
+from skillworks.agents.harness.host_tools import TOOLS_MOUNT, HostTool, host_tool
+from skillworks.agents.harness.install import (
+    Installation,
+    cache_root,
+    check_node,
+    find_installation,
+    install,
+    user_installation,
+)
 from skillworks.agents.harness.spec import HarnessSpec, ListedSkills, classify_error, render
 from skillworks.errors import UserError
 from skillworks.results import SkillUse, TrialError
+from skillworks.skills.staging import HarnessSkill
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +55,10 @@ class HarnessAgent:
     - ``install``: install the pinned version into the cache at preflight when missing
       (env ``SKILLWORKS_HARNESS_AUTO_INSTALL=1``);
     - ``harness_model``: the model id the CLI sends (default: the model's name, or the spec's default for
-      the scripted provider).
+      the scripted provider);
+    - ``harness_skills``: False turns the CLI's bundled skills off where the CLI has a switch (Claude Code);
+      a UserError for a CLI without one. Whatever it is, the skills the CLI listed beyond the staged ones are
+      recorded per trial (skills.json `harness_skills`, TrialResult.skill_use.harness_provided).
     """
 
     needs_model = True
@@ -57,8 +70,15 @@ class HarnessAgent:
         binary: str | None = None,
         install: bool | None = None,
         harness_model: str | None = None,
+        harness_skills: bool = True,
         **_: Any,
     ) -> None:
+        if not harness_skills and not spec.bundled_skills_off_env:
+            raise UserError(
+                f"agent {spec.name}: harness_skills=false is not supported: {spec.display_name} has no switch for "
+                "its bundled skills (they are recorded in each trial's skills.json instead)"
+            )
+        self.harness_skills = harness_skills
         self.spec = spec
         self.name = spec.name
         self.model = model
@@ -68,6 +88,7 @@ class HarnessAgent:
         self.harness_model = harness_model
         self._installation: Installation | None = None
         self._node: str | None = None
+        self._tools: list[HostTool] = []
 
     # --- Agent protocol -------------------------------------------------------------------------
     @property
@@ -86,11 +107,15 @@ class HarnessAgent:
         binds = [(inst.mount_source, inst.mount_target), *inst.extra_binds]
         if self._node is not None:  # the host's node, at a fixed path whatever the sandbox's root holds
             binds.append((Path(self._node), f"{NODE_MOUNT}/node"))
+        for tool in self._tools:  # e.g. ripgrep with its libraries (see host_tools)
+            binds += tool.binds
         return binds
 
     # --- installation -----------------------------------------------------------------------------
     def _resolve(self) -> Installation:
         self._node = check_node(self.spec)
+        wrappers = cache_root() / "_host-tools"
+        self._tools = [host_tool(name, self.name, wrappers) for name in self.spec.host_tools]
         if self.binary:
             return user_installation(self.spec, self.binary)
         found = find_installation(self.spec)
@@ -133,10 +158,17 @@ class HarnessAgent:
             "api_key": API_KEY_PLACEHOLDER,
         }
         env = {key: render(value, values) for key, value in self.spec.env.items()}
+        if not self.harness_skills:
+            env.update(self.spec.bundled_skills_off_env)
         path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
         if self._node is not None:
             path = f"{NODE_MOUNT}:{path}"
+        if self._tools:
+            path = f"{TOOLS_MOUNT}:{path}"
         env["PATH"] = path
+        problem = await self._probe(ctx)
+        if problem is not None:
+            return AgentOutcome(error=TrialError(category="harness_setup", message=problem, phase="agent"))
         await self._write_config_files(ctx, values)
         logs = ctx.agent_log_dir
         logs.mkdir(parents=True, exist_ok=True)
@@ -175,8 +207,46 @@ class HarnessAgent:
                 "%s: the CLI's own skill listing was not found; counting the staged skills as listed", self.name
             )
         outcome.skill_use = SkillUse(listed=listed) if listed is not None else None
+        outcome.harness_skills = self._harness_skills(ctx, listed) if listed is not None else None
         outcome.error = self._error(ctx, result.exit_code, result.timed_out, result.stderr, converted)
         return outcome
+
+    def locked_options(self) -> dict[str, Any]:
+        """Options whose effective value experiment.json records even when left at their default."""
+        return {"harness_skills": self.harness_skills}
+
+    def _harness_skills(self, ctx: AgentContext, listed: list[str]) -> list[HarnessSkill]:
+        """What the CLI listed beyond the staged skills: its own. The hash is of a SKILL.md of that name in
+        the CLI's collected $HOME files (e.g. Codex writes its system skills there), where there is one."""
+        staged = {s.name for s in ctx.skills}
+        home = ctx.agent_log_dir / "home"
+        out: list[HarnessSkill] = []
+        for name in listed:
+            if name in staged:
+                continue
+            found = sorted(home.glob(f"**/{glob.escape(name)}/SKILL.md")) if home.is_dir() else []
+            digest = hashlib.sha256(found[0].read_bytes()).hexdigest() if found else None
+            path = found[0].relative_to(home).as_posix() if found else None
+            origin = f"bundled with {self.name} {self.version}"
+            out.append(HarnessSkill(name=name, origin=origin, sha256=digest, path=f"~/{path}" if path else None))
+        return out
+
+    async def _probe(self, ctx: AgentContext) -> str | None:
+        """Whether what the harness needs runs inside this sandbox (node, host tools); why not, if not."""
+        needs: list[tuple[str, list[str]]] = [(tool.name, tool.probe_argv()) for tool in self._tools]
+        if self._node is not None:
+            needs.insert(0, ("node", [f"{NODE_MOUNT}/node", "--version"]))
+        image = getattr(getattr(ctx.sandbox, "image", None), "tag", None)
+        where = f"image {image}" if image else "this sandbox"
+        for name, argv in needs:
+            result = await ctx.sandbox.exec(argv, cwd=ctx.sandbox.workdir, timeout=60)
+            if not result.ok:
+                said = " ".join((result.stderr or result.stdout).split())[-200:] or f"exit {result.exit_code}"
+                return (
+                    f"{self.name} needs `{name}`, and the host's {name} mounted into the sandbox does not run in "
+                    f"{where} ({said}); use an image with /bin/sh on the host's CPU architecture, or the local backend"
+                )
+        return None
 
     async def _write_config_files(self, ctx: AgentContext, values: dict[str, str]) -> None:
         if not self.spec.config_files:

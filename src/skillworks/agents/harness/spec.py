@@ -129,6 +129,15 @@ class HarnessSpec(_Strict):
     command: list[str] = Field(description="argv after the executable; ${instruction} is one argument")
     converter: str = Field(description="key of skillworks.trajectory.CONVERTERS for the stdout event log")
     listed_skills: ListedSkills | None = None
+    bundled_skills_off_env: dict[str, str] = Field(
+        default_factory=dict,
+        description="environment that turns the CLI's bundled skills off (--agent-option harness_skills=false); "
+        "empty when the CLI has no such switch",
+    )
+    host_tools: list[str] = Field(
+        default_factory=list,
+        description="host executables the CLI needs inside any image (e.g. rg), mounted with their libraries",
+    )
     collect: list[str] = Field(
         default_factory=list, description="paths under $HOME copied to <trial>/agent/home/ after the run"
     )

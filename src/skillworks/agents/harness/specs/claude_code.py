@@ -40,6 +40,9 @@ CLAUDE_CODE = HarnessSpec(
         "--model",
         "${model}",
     ],
+    # checked against 2.1.328: the CLI reads CLAUDE_CODE_DISABLE_BUNDLED_SKILLS (its init event then lists only
+    # the skills found on disk)
+    bundled_skills_off_env={"CLAUDE_CODE_DISABLE_BUNDLED_SKILLS": "1"},
     converter="claude-code",
     listed_skills=ListedSkills(source="events"),
     collect=[".claude/projects"],

@@ -59,6 +59,8 @@ OPENCODE = HarnessSpec(
     ],
     converter="opencode",
     listed_skills=ListedSkills(source="command", args=["debug", "skill"], parse="json"),
+    # its `skill` and grep tools run ripgrep, and without one on PATH it tries to download one
+    host_tools=["rg"],
     # its own session record: the sqlite database (with its write-ahead files) and its logs
     collect=[
         ".local/share/opencode/storage",
