@@ -58,7 +58,7 @@ async def test_cache_hit_force_build_and_content_change(
     task = _write_task(tmp_path / "t", f"FROM {BASE_IMAGE}\nCOPY hello.txt /srv/hello.txt\n", {"hello.txt": token})
     build = BuildOptions(options.image_map)
     first = await ensure_image(runtime, task, build)
-    assert first.tag.startswith("skillworks/t:") and len(first.tag.rsplit(":", 1)[1]) == 12
+    assert first.tag.startswith("skillworks/env:") and len(first.tag.rsplit(":", 1)[1]) == 16
     started = time.monotonic()
     again = await ensure_image(runtime, task, build)
     assert not again.built and again.tag == first.tag

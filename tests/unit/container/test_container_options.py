@@ -10,7 +10,7 @@ import pytest
 from skillworks.errors import TaskError, UserError
 from skillworks.sandbox import create_sandbox
 from skillworks.sandbox.container import ContainerOptions, ContainerSandbox
-from skillworks.sandbox.container.image import BuildOptions, image_slug, plan_task_image
+from skillworks.sandbox.container.image import BuildOptions, plan_task_image
 from skillworks.sandbox.container.runtime import ContainerRuntime, split_flags
 from skillworks.tasks.model import Environment, Task
 
@@ -127,8 +127,3 @@ def test_missing_dockerfile_and_no_dockerfile(tmp_path: Path) -> None:
     bare = task.model_copy(update={"environment": Environment()})
     with pytest.raises(TaskError, match="task has no Dockerfile"):
         plan_task_image(bare, BuildOptions())
-
-
-def test_image_slug() -> None:
-    assert image_slug("My Task/1") == "my-task-1"
-    assert image_slug("___") == "task"

@@ -13,7 +13,6 @@ import asyncio
 import hashlib
 import json
 import os
-import re
 import shlex
 import shutil
 import tempfile
@@ -64,11 +63,6 @@ class TaskImage:
 def cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "skillworks" / "container"
-
-
-def image_slug(task_id: str) -> str:
-    slug = re.sub(r"[^a-z0-9._-]+", "-", task_id.lower()).strip(".-_")
-    return (slug or "task")[:100]
 
 
 def _hash_context(context: Path, plan_text: str, exclude_skills: bool) -> str:
