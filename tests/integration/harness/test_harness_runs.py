@@ -28,6 +28,10 @@ pytestmark = [pytest.mark.node, pytest.mark.bwrap, pytest.mark.slow]
 BACKENDS = ["local", pytest.param("container", marks=pytest.mark.podman)]
 DEBIAN = "debian:bookworm-slim"
 BASE_IMAGE = os.environ.get("SKILLWORKS_TEST_BASE_IMAGE", "localhost/skillworks-base")
+# OpenHands runs on the host's Python, whose modules need libssl3 & co. in the image, as every image with python3
+# has; the bare debootstrap base has none (see test_python_harness_in_an_image_without_its_libraries)
+PY_IMAGE = os.environ.get("SKILLWORKS_TEST_PYTHON_IMAGE", "localhost/skillworks-python")
+_IMAGE_FOR = {"openhands": PY_IMAGE}
 
 SKILL = "house-greeting"
 CARD = "/app/card.txt"
@@ -63,8 +67,11 @@ def _task(env: str, out: Path) -> Path:
     return task
 
 
-def _run(harness: str, condition: str, script: Path, out: Path, env: str = "local") -> tuple[TrialResult, Path]:
-    backend = ["--env", "container", "--image-map", f"{DEBIAN}={BASE_IMAGE}"] if env == "container" else []
+def _run(
+    harness: str, condition: str, script: Path, out: Path, env: str = "local", image: str | None = None
+) -> tuple[TrialResult, Path]:
+    image = image or _IMAGE_FOR.get(harness, BASE_IMAGE)
+    backend = ["--env", "container", "--image-map", f"{DEBIAN}={image}"] if env == "container" else []
     run_id = f"{harness}-{condition}-{env}"
     proc = skillworks(
         "run", str(_task(env, out)), "--agent", harness, "--model", f"scripted/{script}",
@@ -140,6 +147,16 @@ def test_harness_loads_the_curated_skill_and_solves_the_task(
     native = converter_for(harness)(trial / "agent" / f"{harness}.events.jsonl").usage
     assert native is not None
     assert (native.input_tokens, native.output_tokens) == (gateway.input_tokens, gateway.output_tokens)
+
+
+@pytest.mark.podman
+def test_python_harness_in_an_image_without_its_libraries_is_a_clear_setup_error(tmp_path: Path) -> None:
+    """OpenHands' interpreter comes from the host; in an image without libssl3 it cannot start. The trial says
+    so before the CLI runs (harness_setup naming the image), instead of a crash deep inside the CLI."""
+    result, _ = _run("openhands", "curated", SCRIPTS / "openhands.yaml", tmp_path, "container", image=BASE_IMAGE)
+    assert result.outcome == "error" and result.error is not None
+    assert result.error.category == "harness_setup", result.error
+    assert "libssl" in result.error.message and "image" in result.error.message
 
 
 @pytest.mark.parametrize("harness", sorted(CASES))

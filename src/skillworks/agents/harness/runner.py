@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 
 API_KEY_PLACEHOLDER = "sk-skillworks-gateway"  # the gateway holds the real credentials
 NODE_MOUNT = "/opt/skillworks/node/bin"
+# what a Python harness (OpenHands) imports that needs the image's shared libraries
+_INTERPRETER_PROBE = "import ssl, ctypes, sqlite3, lzma, bz2, zlib"
 _LIST_TIMEOUT_SEC = 120.0
 _TAIL = 400
 
@@ -245,6 +247,16 @@ class HarnessAgent:
                 return (
                     f"{self.name} needs `{name}`, and the host's {name} mounted into the sandbox does not run in "
                     f"{where} ({said}); use an image with /bin/sh on the host's CPU architecture, or the local backend"
+                )
+        launcher = self._require().launcher
+        if launcher:  # a venv's interpreter from the host: its extension modules need the image's libraries
+            result = await ctx.sandbox.exec([*launcher, "-c", _INTERPRETER_PROBE], cwd=ctx.sandbox.workdir, timeout=60)
+            if not result.ok:
+                said = " ".join((result.stderr or result.stdout).split())[-200:] or f"exit {result.exit_code}"
+                return (
+                    f"{self.name} runs on the host's Python, whose modules need shared libraries {where} lacks "
+                    f"({said}); use an image with them (e.g. one with python3 installed: libssl3, libffi8, "
+                    "libsqlite3-0), or the local backend"
                 )
         return None
 
