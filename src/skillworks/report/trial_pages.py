@@ -11,7 +11,7 @@ from pathlib import Path
 
 from skillworks.report.jinja_env import template
 from skillworks.report.model import SCRIPTED_NOTE
-from skillworks.report.trial_view import load_trial_view
+from skillworks.report.trial_view import TrialView, load_trial_view
 from skillworks.results import TrialResult
 from skillworks.stats.rates import latest_attempts
 
@@ -35,6 +35,11 @@ def pair_page(run_dir: Path, trial_id: str, baseline: str) -> Path:
 def href(target: Path, from_dir: Path) -> str:
     """A relative link from a page in ``from_dir`` to ``target`` (forward slashes, works from file://)."""
     return Path(os.path.relpath(target.resolve(), from_dir.resolve())).as_posix()
+
+
+def _rel(target: Path, from_dir: Path) -> str:
+    """`href` for paths already resolved (thousands of pages: no file-system walk per link)."""
+    return Path(os.path.relpath(target, from_dir)).as_posix()
 
 
 @dataclass
@@ -69,6 +74,8 @@ def write_trial_pages(
     out = TrialPages(run_dir=run_dir)
     views = {}
     root = run_dir.resolve()
+    run_dir = root  # every page path below is built from the resolved run dir: links need no resolve each
+    reports = [p.resolve() for p in reports]
     for r in latest_attempts(results):
         trial_dir = run_dir / "trials" / r.trial_id
         if not _safe_id(r.trial_id) or not trial_dir.resolve().is_relative_to(root):  # e.g. a symlinked trial dir
@@ -80,12 +87,15 @@ def write_trial_pages(
         for v in views.values()
     }
     pairs = []
+    pairs_of: dict[str, list[tuple[TrialView, TrialView]]] = {}  # trial id -> the pairs it is in
     for v in views.values():
         r = v.result
         base = baselines.get(r.condition)
         other = slot.get((r.run_id, r.task_id, base, r.agent, r.trial_index)) if base is not None else None
         if other is not None:
             pairs.append((v, other))
+            pairs_of.setdefault(r.trial_id, []).append((v, other))
+            pairs_of.setdefault(other.result.trial_id, []).append((v, other))
             out.pairs[r.trial_id] = pair_page(run_dir, r.trial_id, other.result.condition)
     for v in views.values():
         out.trials[v.result.trial_id] = trial_page(run_dir, v.result.trial_id)
@@ -94,16 +104,15 @@ def write_trial_pages(
         pair_links = [
             (
                 f"side by side: {a.result.condition} vs {b.result.condition}",
-                href(pair_page(run_dir, a.result.trial_id, b.result.condition), page.parent),
+                _rel(pair_page(run_dir, a.result.trial_id, b.result.condition), page.parent),
             )
-            for a, b in pairs
-            if trial_id in (a.result.trial_id, b.result.trial_id)
+            for a, b in pairs_of.get(trial_id, [])
         ]
         _write(
             page,
             template("trial.html.j2").render(
                 v=v,
-                report_links=[(p.name, href(p, page.parent)) for p in reports],
+                report_links=[(p.name, _rel(p, page.parent)) for p in reports],
                 pair_links=pair_links,
                 scripted=v.result.provider == "scripted",
                 scripted_note=SCRIPTED_NOTE,
@@ -116,11 +125,11 @@ def write_trial_pages(
             template("pair.html.j2").render(
                 left=left,
                 right=right,
-                left_prefix=href(left.trial_dir, page.parent) + "/",
-                right_prefix=href(right.trial_dir, page.parent) + "/",
-                left_href=href(out.trials[left.result.trial_id], page.parent),
-                right_href=href(out.trials[right.result.trial_id], page.parent),
-                report_links=[(p.name, href(p, page.parent)) for p in reports],
+                left_prefix=_rel(left.trial_dir, page.parent) + "/",
+                right_prefix=_rel(right.trial_dir, page.parent) + "/",
+                left_href=_rel(out.trials[left.result.trial_id], page.parent),
+                right_href=_rel(out.trials[right.result.trial_id], page.parent),
+                report_links=[(p.name, _rel(p, page.parent)) for p in reports],
                 scripted="scripted" in (left.result.provider, right.result.provider),
                 scripted_note=SCRIPTED_NOTE,
             ),
