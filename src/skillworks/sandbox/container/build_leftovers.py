@@ -25,6 +25,7 @@ import contextlib
 import json
 import os
 import signal
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,7 +119,8 @@ def _kill_all(pids: list[int], sig: int) -> None:
 
 def remove_builds(runtime: ContainerRuntime, leftovers: list[BuildLeftover]) -> list[str]:
     """Kill what still runs in these working containers (frozen first, so nothing forks meanwhile),
-    then remove them. Returns errors (one line each)."""
+    then remove them, one by one (one that cannot be removed does not keep the others). Returns errors
+    (one line each)."""
     if not leftovers:
         return []
     ids = {b.container_id for b in leftovers}
@@ -128,13 +130,38 @@ def remove_builds(runtime: ContainerRuntime, leftovers: list[BuildLeftover]) -> 
             break
         _kill_all(pids, signal.SIGSTOP)
         _kill_all(_step_pids(ids), signal.SIGKILL)
-    removed = run_command_sync(runtime.remove_argv(*sorted(ids)), timeout=120)
-    return [] if removed.ok else [f"could not remove build containers: {removed.error_line()}"]
+    errors: list[str] = []
+    for cid in sorted(ids):
+        removed = run_command_sync(runtime.remove_argv(cid), timeout=120)
+        if not removed.ok:
+            errors.append(f"could not remove build container {cid[:12]}: {removed.error_line()}")
+    return errors
 
 
-async def stop_build(proc: asyncio.subprocess.Process, runtime: ContainerRuntime, owner: str) -> None:
+def _remove_owned(runtime: ContainerRuntime, owner: str, attempts: int = 5) -> list[str]:
+    """Remove every working container of `owner`, re-listing until none is left: a build that got
+    SIGTERM may still be committing a step or removing its own containers when the first pass runs."""
+    errors: list[str] = []
+    for attempt in range(attempts):
+        leftovers = leftover_builds(runtime, owner)
+        if not leftovers:
+            return []
+        errors = remove_builds(runtime, leftovers)
+        if attempt < attempts - 1:
+            time.sleep(0.5 * (attempt + 1))
+    still = leftover_builds(runtime, owner)
+    if not still:
+        return []
+    names = ", ".join(b.name or b.container_id[:12] for b in still)
+    return [*errors, f"build containers left behind: {names} (`skillworks clean` removes them)"]
+
+
+async def stop_build(
+    proc: asyncio.subprocess.Process, runtime: ContainerRuntime, owner: str, log_path: Path | None = None
+) -> list[str]:
     """Stop a running build: SIGTERM to its process group, a short grace, SIGKILL; then kill its
-    steps and remove its working containers."""
+    steps and remove its working containers. Returns what could not be cleaned up (also appended to
+    the build log when one is given)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGTERM)
     try:
@@ -144,4 +171,8 @@ async def stop_build(proc: asyncio.subprocess.Process, runtime: ContainerRuntime
             os.killpg(proc.pid, signal.SIGKILL)
         await asyncio.shield(proc.wait())
     # the build command is gone; its step may not be (it is not in the build's process group)
-    await asyncio.shield(asyncio.to_thread(lambda: remove_builds(runtime, leftover_builds(runtime, owner))))
+    errors = await asyncio.shield(asyncio.to_thread(_remove_owned, runtime, owner))
+    if errors and log_path is not None:
+        with contextlib.suppress(OSError), log_path.open("a", encoding="utf-8") as log:
+            log.write("".join(f"skillworks: {e}\n" for e in errors))
+    return errors

@@ -10,6 +10,7 @@ trials (of one task or of several identical ones) build it once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -17,9 +18,10 @@ import shlex
 import shutil
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from skillworks._tempdirs import temp_prefix
 from skillworks.errors import TaskError, UserError
@@ -255,14 +257,14 @@ async def _build(
             try:
                 returncode = await asyncio.wait_for(proc.wait(), timeout)
             except TimeoutError:
-                await stop_build(proc, runtime, owner)
+                await stop_build(proc, runtime, owner, log_path)
                 raise ImageBuildError(
                     f"image build timed out after {timeout:.0f}s (build_timeout_sec); log: {log_path}",
                     dockerfile,
                 ) from None
             except BaseException:  # Ctrl-C / SIGTERM of the run: no build step, no working container left
                 if proc.returncode is None:
-                    await stop_build(proc, runtime, owner)
+                    await _uncancellable(stop_build(proc, runtime, owner, log_path))
                 raise
     if returncode != 0:
         tail = _log_tail(log_path)
@@ -274,6 +276,16 @@ async def _build(
                 dockerfile,
             )
         raise ImageBuildError(f"image build failed (exit {returncode}): {tail}; full log: {log_path}", dockerfile)
+
+
+async def _uncancellable(cleanup: Coroutine[Any, Any, object]) -> None:
+    """Run `cleanup` to its end even when this task is cancelled again meanwhile (a second Ctrl-C, a
+    scheduler cancelling its trials): a build stopped halfway leaves its working containers behind."""
+    job = asyncio.ensure_future(cleanup)
+    while not job.done():
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await asyncio.shield(job)
+    job.exception()  # retrieved: what could not be cleaned up is in the build log; the interruption goes on
 
 
 def _ca_build_args(runtime: ContainerRuntime, ca_bundle: Path) -> list[str]:
