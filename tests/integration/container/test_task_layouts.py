@@ -128,6 +128,15 @@ def _wait_for_step(seconds: int, proc: subprocess.Popen[str]) -> None:
         time.sleep(0.3)
 
 
+def _build_logs_of(seconds: int) -> str:
+    from skillworks.sandbox.container.image import cache_dir
+
+    logs = [
+        p for p in (cache_dir() / "build-logs").glob("*.log") if f"sleep {seconds}" in p.read_text(errors="replace")
+    ]
+    return "\n".join(p.read_text(errors="replace")[-3000:] for p in logs) or "no build log found"
+
+
 def test_ctrl_c_during_a_build_stops_the_step_and_removes_the_working_container(
     runtime: ContainerRuntime, tmp_path: Path
 ) -> None:
@@ -139,7 +148,8 @@ def test_ctrl_c_during_a_build_stops_the_step_and_removes_the_working_container(
     proc.communicate(timeout=120)
     assert proc.returncode == 130
     assert _step_pids(seconds) == []
-    assert [b for b in leftover_builds(runtime) if b.owner.startswith(f"{proc.pid}-")] == []
+    left = [b for b in leftover_builds(runtime) if b.owner.startswith(f"{proc.pid}-")]
+    assert left == [], _build_logs_of(seconds)  # what podman and skillworks' cleanup said, for diagnosis
 
 
 def test_clean_removes_what_a_killed_build_left(runtime: ContainerRuntime, tmp_path: Path) -> None:
