@@ -23,10 +23,19 @@ def clean_command(
     ),
 ) -> None:
     """Remove what dead runs left (driver process gone, e.g. after a crash or kill -9): their containers,
-    the working containers of interrupted image builds, and their temp dirs (scratch, gateway, channel)."""
-    from skillworks.sandbox.container import clean, detect_runtime
+    the working containers of interrupted image builds, their temp dirs (scratch, gateway, channel) and
+    the cgroups of their local-sandbox trials. Without podman or docker, only the local leftovers."""
+    from skillworks.errors import SandboxUnavailable
+    from skillworks.sandbox.container import ContainerRuntime, clean, detect_runtime
 
-    runtime = detect_runtime(container_cli, global_flags=global_flags or None)
+    runtime: ContainerRuntime | None
+    try:
+        runtime = detect_runtime(container_cli, global_flags=global_flags or None)
+    except SandboxUnavailable as exc:
+        if container_cli is not None or images or all_runs or run_id is not None:
+            raise  # the user asked about containers
+        typer.echo(f"no container runtime ({exc}): local leftovers only")
+        runtime = None
     report = clean(runtime, all_runs=all_runs, run_id=run_id, images=images, dry_run=dry_run)
     verb = "would remove" if dry_run else "removed"
     for name in report.removed_containers:
@@ -37,13 +46,21 @@ def clean_command(
         typer.echo(f"{verb} build container {name} (an interrupted image build)")
     for path in report.removed_dirs:
         typer.echo(f"{verb} temp dir {path}")
+    for path in report.removed_cgroups:
+        typer.echo(f"{verb} cgroup {path} (a killed run's local-sandbox trial)")
     for image in report.kept_images:
         typer.echo(f"kept image {image} (in use)")
     if report.kept_containers:
         typer.echo(
             f"kept {len(report.kept_containers)} container(s) of runs still in progress (use --all to remove them)"
         )
-    removed = report.removed_containers or report.removed_images or report.removed_dirs or report.removed_builds
+    removed = (
+        report.removed_containers
+        or report.removed_images
+        or report.removed_dirs
+        or report.removed_builds
+        or report.removed_cgroups
+    )
     if not (removed or report.kept_containers):
         typer.echo("nothing to clean")
     for error in report.errors:

@@ -11,12 +11,15 @@ create one, else rlimits. What is not enforced is said, never assumed.
 
 Every process of every exec joins the trial's cgroup before bwrap starts (``preexec``), so a fork
 bomb inside a trial stops at the trial's ``pids`` limit; ``close`` kills what is left and removes
-the cgroup."""
+the cgroup. A run killed with SIGKILL cannot close its trials' cgroups: they are named
+``skillworks-<pid>-<random>`` so that `skillworks clean` finds those whose process is gone
+(``leftover_cgroups``, ``remove_cgroups``)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import resource
 import signal
 import time
@@ -27,6 +30,7 @@ from pathlib import Path
 DEFAULT_PIDS_LIMIT = 1024
 _CPU_PERIOD_US = 100_000
 _CONTROLLERS = ("memory", "pids", "cpu")
+_NAME_RE = re.compile(r"^skillworks-(\d+)-[0-9a-f]{10}$")
 
 
 @dataclass(frozen=True)
@@ -225,21 +229,62 @@ class TrialLimits:
     def close(self) -> None:
         """Kill whatever still runs in the trial's cgroups and remove them."""
         for directory in self._dirs:
-            if not _write(directory / "cgroup.kill", "1"):
-                for _ in range(3):
-                    with contextlib.suppress(OSError):
-                        for pid in (directory / "cgroup.procs").read_text().split():
-                            with contextlib.suppress(OSError):
-                                os.kill(int(pid), signal.SIGKILL)
-            for _ in range(50):
-                try:
-                    directory.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.05)
+            _kill_and_remove(directory)
         self._set_dirs([])
+
+
+def _kill_and_remove(directory: Path) -> bool:
+    """Kill every process of a trial cgroup, then remove it (retrying while the kernel reaps them)."""
+    if not _write(directory / "cgroup.kill", "1"):
+        for _ in range(3):
+            with contextlib.suppress(OSError):
+                for pid in (directory / "cgroup.procs").read_text().split():
+                    with contextlib.suppress(OSError):
+                        os.kill(int(pid), signal.SIGKILL)
+    for _ in range(50):
+        try:
+            directory.rmdir()
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+def _cgroup_roots() -> list[Path]:
+    """Mount points of the cgroup2 hierarchy and of the v1 hierarchies trial cgroups are made in."""
+    roots: list[Path] = []
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            before, _, after = line.partition(" - ")
+            fields, tail = before.split(), after.split()
+            if len(fields) < 5 or len(tail) < 3:
+                continue
+            fstype, options = tail[0], tail[2].split(",")
+            if fstype == "cgroup2" or (fstype == "cgroup" and any(c in options for c in _CONTROLLERS)):
+                roots.append(Path(fields[4]))
+    return sorted(set(roots))
+
+
+def leftover_cgroups() -> list[Path]:
+    """Trial cgroups whose skillworks process is gone (a run killed with SIGKILL skips `close`)."""
+    found: list[Path] = []
+    for root in _cgroup_roots():
+        for current, dirnames, _files in os.walk(root):
+            for name in list(dirnames):
+                match = _NAME_RE.match(name)
+                if match is None:
+                    continue
+                dirnames.remove(name)  # a trial's cgroup holds only the trial
+                if not Path(f"/proc/{match.group(1)}").exists():
+                    found.append(Path(current) / name)
+    return found
+
+
+def remove_cgroups(directories: list[Path]) -> list[str]:
+    """Kill what still runs in these trial cgroups and remove them. Returns errors (one line each)."""
+    return [f"could not remove cgroup {d}" for d in directories if not _kill_and_remove(d)]
 
 
 _STATUS: dict[LimitRequest, str] = {}

@@ -253,6 +253,7 @@ class CleanReport:
     removed_images: list[str] = field(default_factory=list)
     removed_dirs: list[str] = field(default_factory=list)  # temp dirs (scratch, gateway, channel) of dead drivers
     removed_builds: list[str] = field(default_factory=list)  # working containers of interrupted builds
+    removed_cgroups: list[str] = field(default_factory=list)  # local-sandbox trial cgroups of dead drivers
     kept_images: list[str] = field(default_factory=list)  # still used by a container
     errors: list[str] = field(default_factory=list)
 
@@ -303,7 +304,7 @@ def _driver_alive(labels: dict[str, str]) -> bool:
 
 
 def clean(
-    runtime: ContainerRuntime,
+    runtime: ContainerRuntime | None,
     *,
     all_runs: bool = False,
     run_id: str | None = None,
@@ -311,13 +312,29 @@ def clean(
     dry_run: bool = False,
 ) -> CleanReport:
     """Remove containers of dead drivers (all of them with `all_runs`, or only one run), and with
-    `images` the images skillworks built that no remaining container uses."""
+    `images` the images skillworks built that no remaining container uses. Without a container
+    runtime (`None`), only what local runs leave: temp dirs and trial cgroups."""
     report = CleanReport()
+    if runtime is not None:
+        _clean_containers(runtime, report, all_runs, run_id, dry_run)
+    if run_id is None:  # builds, temp dirs and cgroups belong to a process, not to one run
+        if runtime is not None:
+            _clean_builds(runtime, report, all_runs, dry_run)
+        _clean_temp_dirs(report, dry_run)
+        _clean_cgroups(report, dry_run)
+    if images and runtime is not None:
+        _clean_images(runtime, report, dry_run)
+    return report
+
+
+def _clean_containers(
+    runtime: ContainerRuntime, report: CleanReport, all_runs: bool, run_id: str | None, dry_run: bool
+) -> None:
     selector = f"label={LABEL_RUN}={run_id}" if run_id else f"label={LABEL_RUN}"
     listed = run_command_sync(runtime.argv("ps", "-a", "-q", "--no-trunc", "--filter", selector))
     if not listed.ok:
         report.errors.append(listed.error_line())
-        return report
+        return
     ids = listed.stdout.split()
     doomed: list[str] = []
     if ids:
@@ -338,12 +355,16 @@ def clean(
         if not removed.ok:
             report.errors.append(removed.error_line())
     report.removed_containers = doomed
-    if run_id is None:  # builds and temp dirs belong to a process, not to one run
-        _clean_builds(runtime, report, all_runs, dry_run)
-        _clean_temp_dirs(report, dry_run)
-    if images:
-        _clean_images(runtime, report, dry_run)
-    return report
+
+
+def _clean_cgroups(report: CleanReport, dry_run: bool) -> None:
+    """Cgroups of local-sandbox trials whose run was killed (kill -9 skips their removal)."""
+    from skillworks.sandbox._limits import leftover_cgroups, remove_cgroups
+
+    doomed = leftover_cgroups()
+    report.removed_cgroups = [str(d) for d in doomed]
+    if doomed and not dry_run:
+        report.errors.extend(remove_cgroups(doomed))
 
 
 def _clean_images(runtime: ContainerRuntime, report: CleanReport, dry_run: bool) -> None:
