@@ -48,13 +48,17 @@ class AgentOutcome:
 
 @runtime_checkable
 class Agent(Protocol):
-    """An agent the trial runner can run. Two hooks are optional (looked up with getattr, so small test
+    """An agent the trial runner can run. Some hooks are optional (looked up with getattr, so small test
     or plugin agents need not define them):
 
     - ``async preflight() -> None``: called once before any trial; raise a UserError when the agent
       cannot run here (e.g. a harness CLI that is not installed).
     - ``sandbox_binds() -> list[tuple[Path, str]]``: host paths to mount read-only into every sandbox
       (e.g. the cached install of a harness CLI).
+    - ``check_tools(kinds) -> None``: called once before any trial with the kinds of tools the run's conditions
+      give (e.g. ``compiled-skills``); raise a UserError when the agent cannot take one.
+    - ``tool_binds(tools) -> list[tuple[Path, str]]``: host paths to mount read-only into a trial's sandbox for
+      the tools its condition gives (e.g. the interpreter that serves compiled skills there).
     """
 
     name: str

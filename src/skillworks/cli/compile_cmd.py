@@ -64,6 +64,9 @@ def serve_skills_command(
     host: str = typer.Option("127.0.0.1", "--host", help="HTTP: address to listen on."),
     port: int = typer.Option(8765, "--port", help="HTTP: port to listen on."),
     workdir: Path = typer.Option(Path("."), "--workdir", help="Where operators run."),
+    calls_log: Path | None = typer.Option(
+        None, "--calls-log", help="Append every tool call (tool, arguments, answer) to this file as JSON lines."
+    ),
 ) -> None:
     """Serve compiled skills over MCP. Operators run as subprocesses of this server in --workdir: start it
     inside the sandbox the agent works in (as `compiled` trials do), not on a host you care about."""
@@ -75,7 +78,11 @@ def serve_skills_command(
         raise UserError(f"unknown transport {transport!r}; use stdio or http")
     if not workdir.is_dir():
         raise UserError("--workdir is not a directory", workdir)
-    serve(load_compiled_dir(compiled_dir), transport=transport, host=host, port=port, workdir=workdir)
+    if calls_log is not None and not calls_log.parent.is_dir():
+        raise UserError("--calls-log: its directory does not exist", calls_log)
+    serve(
+        load_compiled_dir(compiled_dir), transport=transport, host=host, port=port, workdir=workdir, calls_log=calls_log
+    )
 
 
 def register(app: typer.Typer) -> None:

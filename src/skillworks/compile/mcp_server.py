@@ -6,6 +6,7 @@ the runtime's envelope as JSON text and as structured content.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,9 @@ from skillworks.compile.runtime import SkillRuntime, SubprocessExecutor
 SERVER_NAME = "skillworks-skills"
 
 
-def build_server(runtime: SkillRuntime) -> Any:
-    """An `mcp.server.lowlevel.Server` answering tools/list and tools/call from `runtime`."""
+def build_server(runtime: SkillRuntime, calls_log: Path | None = None) -> Any:
+    """An `mcp.server.lowlevel.Server` answering tools/list and tools/call from `runtime`; every call (tool,
+    arguments, envelope) is appended to `calls_log` as one JSON line when given."""
     import mcp.types as types
     from mcp.server.lowlevel import Server
 
@@ -30,6 +32,9 @@ def build_server(runtime: SkillRuntime) -> Any:
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         envelope = await runtime.call(params.name, params.arguments)
         data = envelope.model_dump(mode="json")
+        if calls_log is not None:
+            with calls_log.open("a") as fh:
+                fh.write(json.dumps({"tool": params.name, "arguments": params.arguments, "result": data}) + "\n")
         return types.CallToolResult(
             content=[types.TextContent(text=envelope.model_dump_json(exclude_defaults=True))],  # compact for models
             structured_content=data,
@@ -41,11 +46,13 @@ def build_server(runtime: SkillRuntime) -> Any:
     return Server(SERVER_NAME, version=__version__, on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-def serve(skills: list[CompiledSkill], *, transport: str, host: str, port: int, workdir: Path) -> None:
+def serve(
+    skills: list[CompiledSkill], *, transport: str, host: str, port: int, workdir: Path, calls_log: Path | None = None
+) -> None:
     """Serve until the client goes away (stdio) or the process is stopped (HTTP)."""
     import anyio
 
-    server = build_server(SkillRuntime(skills, SubprocessExecutor(workdir.resolve())))
+    server = build_server(SkillRuntime(skills, SubprocessExecutor(workdir.resolve())), calls_log)
     if transport == "http":
         import uvicorn
 

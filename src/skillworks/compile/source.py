@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillworks.compile.compiler import CompiledSkill, compile_to, load_compiled
+from skillworks.compile.contract import CAPSULE_DIR, CONTRACT_FILE
 from skillworks.compile.runtime import ExecResult, SkillRuntime, handle_name
 from skillworks.experiment.sources import SkillProvision, SourceRequest
+from skillworks.trajectory.skill_use import SkillHandleRef
 
 if TYPE_CHECKING:
     from skillworks.sandbox.base import Sandbox
@@ -49,6 +51,8 @@ class CompiledSource:
                     "type": c.type,
                     "validation_level": c.validation_level,
                     "operators": [o.id for o in c.operators],
+                    # what a call of each operator runs (skill use counts it as the script run)
+                    "operator_scripts": {o.id: o.execution.script for o in c.operators if o.execution.kind == "script"},
                     "handle": handle_name(c.skill),
                     "path": str(outcome.path),
                     "reused": outcome.reused,
@@ -61,10 +65,14 @@ class CompiledSource:
             "compiled": compiled,
             "visible_to_agent": [c["handle"] for c in compiled],  # MCP tools; the raw text only through them
             "raw_skills_staged": [],
+            # where the runtime's artifacts go in the sandbox: in no directory a harness scans for skills, but
+            # readable by the agent's own shell (the runtime runs operators as the agent's user)
+            "sandbox_artifacts": f"$HOME/{SANDBOX_DIR}",
             "compile_wall_sec": elapsed,
         }
         (request.trial_dir / "compiled-skills.json").write_text(json.dumps(record, indent=2))
-        return SkillProvision(skills=[], usage=None, tools=[tool] if compiled else [], record=record)
+        handles = [SkillHandleRef.from_record(c) for c in compiled]
+        return SkillProvision(skills=[], usage=None, tools=[tool] if compiled else [], record=record, handles=handles)
 
 
 class SandboxExecutor:
@@ -87,10 +95,18 @@ def compiled_tool(tools: list[dict[str, Any]]) -> dict[str, Any] | None:
     return next((t for t in tools if t.get("kind") == TOOL_KIND), None)
 
 
-async def open_compiled_runtime(tool: dict[str, Any], sandbox: Sandbox) -> SkillRuntime:
-    """Stage the capsules of a `compiled-skills` tool into the sandbox and return the runtime over them."""
+async def stage_compiled(tool: dict[str, Any], sandbox: Sandbox) -> tuple[str, list[CompiledSkill]]:
+    """Upload the artifacts of a `compiled-skills` tool (contract + capsule per skill) into the sandbox, under
+    ``$HOME/.skillworks/compiled/<skill>``; returns that directory and the loaded skills."""
     skills = [load_compiled(Path(p)) for p in tool["artifacts"]]
     root = f"{sandbox.home.rstrip('/')}/{SANDBOX_DIR}"
     for skill in skills:
-        await sandbox.upload(skill.capsule_dir, f"{root}/{skill.name}/capsule")
+        await sandbox.upload(skill.root / CONTRACT_FILE, f"{root}/{skill.name}/{CONTRACT_FILE}")
+        await sandbox.upload(skill.capsule_dir, f"{root}/{skill.name}/{CAPSULE_DIR}")
+    return root, skills
+
+
+async def open_compiled_runtime(tool: dict[str, Any], sandbox: Sandbox) -> SkillRuntime:
+    """Stage the capsules of a `compiled-skills` tool into the sandbox and return the runtime over them."""
+    root, skills = await stage_compiled(tool, sandbox)
     return SkillRuntime(skills, SandboxExecutor(sandbox, root))

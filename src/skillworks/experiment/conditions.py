@@ -41,6 +41,9 @@ class Condition:
     strips_task_skills: bool = False
     tags: frozenset[str] = field(default_factory=frozenset)
     source: SkillSource | None = None
+    # kinds of the tools its source gives the agent (SkillProvision.tools), checked against each agent before
+    # the run: an agent that cannot take one refuses the run instead of running the condition without it
+    tools: frozenset[str] = field(default_factory=frozenset)
 
 
 def _none(task: Task, skills: SkillSet) -> list[SkillPackage]:
@@ -149,6 +152,7 @@ def _register_compiled() -> None:
             _curated,  # which packages get compiled; the agent is given the runtime's handles instead
             strips_task_skills=True,
             source=_LazySource("skillworks.compile.source", "CompiledSource", True),
+            tools=frozenset({"compiled-skills"}),  # skillworks.compile.source.TOOL_KIND
         )
     )
 

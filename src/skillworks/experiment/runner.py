@@ -131,6 +131,10 @@ async def run_experiment(
         preflight = getattr(agents[cfg.label], "preflight", None)  # optional Agent hook
         if preflight is not None:
             await preflight()  # e.g. a harness that is not installed fails here, before any trial
+        check_tools = getattr(agents[cfg.label], "check_tools", None)  # optional Agent hook
+        kinds = {kind for name in spec.conditions for kind in get_condition(name).tools}
+        if check_tools is not None and kinds:
+            check_tools(kinds)  # e.g. a harness that cannot be given compiled skills
         cfg.version = agents[cfg.label].version
         locked = getattr(agents[cfg.label], "locked_options", None)  # optional Agent hook
         if locked is not None:  # e.g. harness_skills, recorded in experiment.json even when left at its default

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from skillworks.results import Usage
 from skillworks.skills.package import SkillPackage
+from skillworks.trajectory.skill_use import SkillHandleRef
 
 if TYPE_CHECKING:
     from skillworks.experiment.conditions import Condition
@@ -33,13 +34,16 @@ class SkillProvision:
     - `usage`: what producing them cost (creator session, compile step), never added to the solver's usage;
     - `tools`: runtimes the agent is connected to besides staged files (e.g. compiled skills served over
       MCP); each is a plain description the agent integration understands;
-    - `record`: what the source did (ids, hashes, paths under the trial dir), kept in the trial's record.
+    - `record`: what the source did (ids, hashes, paths under the trial dir), kept in the trial's record;
+    - `handles`: skills reached through a tool rather than as files (compiled skills' `run_<skill>`): skill
+      use counts calls of them.
     """
 
     skills: list[SkillPackage] = field(default_factory=list)
     usage: Usage | None = None
     tools: list[dict[str, Any]] = field(default_factory=list)
     record: dict[str, Any] = field(default_factory=dict)
+    handles: list[SkillHandleRef] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

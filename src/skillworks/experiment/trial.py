@@ -43,6 +43,7 @@ from skillworks.skills.staging import audit_skills, stage_skills
 
 if TYPE_CHECKING:
     from skillworks.gateway.server import TrialChannel
+    from skillworks.trajectory.skill_use import SkillHandleRef
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +130,9 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         # an agent may need host files mounted read-only (e.g. an installed harness CLI)
         sandbox_binds = getattr(agent, "sandbox_binds", None)  # optional Agent hook
         binds = sandbox_binds() if sandbox_binds is not None else []
+        tool_binds = getattr(agent, "tool_binds", None)  # optional Agent hook: what the source's tools need
+        if tool_binds is not None and provision.tools:
+            binds = [*binds, *tool_binds(provision.tools)]
         sandbox = create_sandbox(
             tenv.env,
             spec.task,
@@ -198,7 +202,7 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
     # whatever happened, the calls the gateway recorded are what this trial used (and cost), and the
     # trajectory the agent left says which skills it used (an errored trial keeps its skill use)
     usage = _usage(trial_dir, outcome)
-    skill_use = _skill_use(outcome, skills, skills_dir, trial_dir)
+    skill_use = _skill_use(outcome, skills, skills_dir, trial_dir, provision.handles)
     skill_use.harness_provided = [h.name for h in outcome.harness_skills or []]
     reward = verdict.reward if verdict is not None and error is None else None
     if broken is not None and error is None:
@@ -363,9 +367,16 @@ def _usage(trial_dir: Path, outcome: AgentOutcome) -> Usage:
     return outcome.usage or Usage()
 
 
-def _skill_use(outcome: AgentOutcome, skills: list[SkillPackage], skills_dir: str | None, trial_dir: Path) -> SkillUse:
+def _skill_use(
+    outcome: AgentOutcome,
+    skills: list[SkillPackage],
+    skills_dir: str | None,
+    trial_dir: Path,
+    handles: list[SkillHandleRef],
+) -> SkillUse:
     """Skill use is read from the trial's ATIF trajectory, the same way for every agent. What the harness
-    itself reported listing (e.g. Claude Code's init event) is taken as `listed` when it gave one."""
+    itself reported listing (e.g. Claude Code's init event) is taken as `listed` when it gave one; skills the
+    source gave as runtime tools (`handles`, compiled skills) count through calls of those tools."""
     path = outcome.trajectory_path or trial_dir / "trajectory.json"
     if not path.is_file():
         return outcome.skill_use or SkillUse()
@@ -374,7 +385,7 @@ def _skill_use(outcome: AgentOutcome, skills: list[SkillPackage], skills_dir: st
     staged = [StagedSkillRef.from_package(s, f"{skills_dir}/{s.name}" if skills_dir else None) for s in skills]
     listed = outcome.skill_use.listed if outcome.skill_use is not None else None
     try:
-        return detect_skill_use(validate_trajectory(path), staged, skills_dir, listed)
+        return detect_skill_use(validate_trajectory(path), staged, skills_dir, listed, handles=handles)
     except TrajectoryError as exc:  # a bad trajectory must not cost the trial its reward
         log.warning("skill use of %s unknown: %s", trial_dir.name, exc)
         with (trial_dir / "error.log").open("a") as fh:

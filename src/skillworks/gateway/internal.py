@@ -94,6 +94,9 @@ class ToolSpec:
     description: str = ""
     parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
     kind: ToolKind = "function"  # "custom": a freeform tool (Responses API), mapped to one string arg `input`
+    # a tool of a Responses `namespace` group (Codex: an MCP server's tools, namespace `mcp__<server>`): its name
+    # here is `<namespace>__<tool>`, and a call of it goes back to the client as {namespace, name: <tool>}
+    namespace: str | None = None
 
 
 @dataclass

@@ -1,7 +1,9 @@
 """OpenAI Responses wire format (``POST /v1/responses``), as Codex CLI speaks it.
 
 Function tools map to internal tools; ``custom`` (freeform) tools map to a function with one string
-argument ``input`` and come back as ``custom_tool_call`` items.
+argument ``input`` and come back as ``custom_tool_call`` items. The tools of a ``namespace`` group (Codex sends
+each MCP server's tools as one, e.g. ``mcp__skillworks``) become internal tools named ``<namespace>__<tool>``;
+their calls go back as ``function_call`` items with ``namespace`` and the bare ``name``, and come in that way.
 """
 
 from __future__ import annotations
@@ -84,12 +86,15 @@ def _parse_item(messages: list[Message], item: dict[str, Any], i: int) -> None:
                 messages.append(Message("assistant", text))
         else:
             raise _bad(f"input[{i}].role {role!r} is not supported")
-    elif kind == "function_call":
-        args = item.get("arguments") or "{}"
-        _add_call(messages, ToolCall(str(item.get("call_id", "")), str(item.get("name", "")), args))
-    elif kind == "custom_tool_call":
-        args = json.dumps({"input": item.get("input", "")})
-        _add_call(messages, ToolCall(str(item.get("call_id", "")), str(item.get("name", "")), args))
+    elif kind in ("function_call", "custom_tool_call"):
+        if kind == "function_call":
+            args = item.get("arguments") or "{}"
+        else:
+            args = json.dumps({"input": item.get("input", "")})
+        name = str(item.get("name", ""))
+        if item.get("namespace"):
+            name = _qualified(str(item["namespace"]), name)
+        _add_call(messages, ToolCall(str(item.get("call_id", "")), name, args))
     elif kind == "reasoning":  # kept: a reasoning model continues from it on the next turn
         bare = _bare_assistant(messages)
         if bare is not None:
@@ -105,16 +110,23 @@ def _parse_item(messages: list[Message], item: dict[str, Any], i: int) -> None:
     # anything else carries nothing the model needs re-sent
 
 
-def _parse_tools(tools: Any) -> list[ToolSpec]:
+def _qualified(namespace: str, name: str) -> str:
+    return f"{namespace}__{name}"
+
+
+def _parse_tools(tools: Any, namespace: str | None = None) -> list[ToolSpec]:
     out: list[ToolSpec] = []
     for t in tools or []:
         if not isinstance(t, dict) or not t.get("name"):
             continue
+        name = _qualified(namespace, str(t["name"])) if namespace else str(t["name"])
         if t.get("type") == "function":
             params = t.get("parameters") or {"type": "object", "properties": {}}
-            out.append(ToolSpec(str(t["name"]), t.get("description") or "", params))
+            out.append(ToolSpec(name, t.get("description") or "", params, namespace=namespace))
         elif t.get("type") == "custom":
-            out.append(ToolSpec(str(t["name"]), t.get("description") or "", dict(_CUSTOM_PARAMS), "custom"))
+            out.append(ToolSpec(name, t.get("description") or "", dict(_CUSTOM_PARAMS), "custom", namespace))
+        elif t.get("type") == "namespace" and namespace is None:
+            out += _parse_tools(t.get("tools"), str(t["name"]))
     return out
 
 
@@ -149,6 +161,7 @@ def parse_request(body: dict[str, Any]) -> ModelRequest:
 
 def _items(resp: ModelResponse, req: ModelRequest) -> list[dict[str, Any]]:
     custom = {t.name for t in req.tools if t.kind == "custom"}
+    namespaced = {t.name: t.namespace for t in req.tools if t.namespace}
     items: list[dict[str, Any]] = []
     for part in resp.reasoning_parts():
         encrypted = part.encrypted or (_SIGNATURE + part.signature if part.signature else None)
@@ -172,6 +185,8 @@ def _items(resp: ModelResponse, req: ModelRequest) -> list[dict[str, Any]]:
         )
     for tc in resp.tool_calls:
         item_id = f"fc_{uuid.uuid4().hex[:24]}"
+        namespace = namespaced.get(tc.name)
+        where = {"namespace": namespace, "name": tc.name[len(namespace) + 2 :]} if namespace else {"name": tc.name}
         if tc.name in custom:
             raw_input = tc.arguments_dict().get("input", "")
             items.append(
@@ -179,7 +194,7 @@ def _items(resp: ModelResponse, req: ModelRequest) -> list[dict[str, Any]]:
                     "type": "custom_tool_call",
                     "id": item_id,
                     "call_id": tc.id,
-                    "name": tc.name,
+                    **where,
                     "input": raw_input if isinstance(raw_input, str) else json.dumps(raw_input),
                     "status": "completed",
                 }
@@ -190,7 +205,7 @@ def _items(resp: ModelResponse, req: ModelRequest) -> list[dict[str, Any]]:
                     "type": "function_call",
                     "id": item_id,
                     "call_id": tc.id,
-                    "name": tc.name,
+                    **where,
                     "arguments": tc.arguments,
                     "status": "completed",
                 }

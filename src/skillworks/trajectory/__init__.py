@@ -28,7 +28,7 @@ from skillworks.trajectory.models import (
     ToolCall,
     Trajectory,
 )
-from skillworks.trajectory.skill_use import StagedSkillRef, detect_skill_use
+from skillworks.trajectory.skill_use import SkillHandleRef, StagedSkillRef, detect_skill_use
 from skillworks.trajectory.usage import TrajectoryUsage, usage_per_call
 from skillworks.trajectory.validate import TrajectoryError, validate_trajectory, write_trajectory
 
@@ -44,6 +44,7 @@ __all__ = [
     "Metrics",
     "Observation",
     "ObservationResult",
+    "SkillHandleRef",
     "StagedSkillRef",
     "Step",
     "SubagentTrajectoryRef",

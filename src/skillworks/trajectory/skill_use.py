@@ -18,10 +18,19 @@ Only tool calls count: a skill name in the agent's prose, reasoning or in tool *
   (`sys.path.append(skill_dir)` + `from tool import …`; see `skill_imports`);
 - read also counts a skill's script read as a file (a read-type tool, or `cat`/`head`/`tail`/`less` in a
   shell command, on a script under the skill's directory): reading the code is using the skill.
+
+Compiled skills (the `compiled` condition) are used through their runtime handle `run_<skill>` instead, as
+the agent's harness names it (`run_x` for the builtin agent, `mcp__skillworks__run_x` for Claude Code and
+Codex, `skillworks_run_x` for OpenCode); a handle counts as listed, and a call of it that was answered (not an
+error) as invoked; an answer `execute` of a script operator adds `<skill>/<script>` to scripts_run, and the
+`get_skill_asset` fallback on SKILL.md counts as read, and so does a shell command naming the SKILL.md of the
+runtime's staged capsule (`.../compiled/<skill>/capsule/SKILL.md`). A call without an answer, or an error, is
+failed.
 """
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 import shlex
@@ -111,6 +120,24 @@ class StagedSkillRef:
         return cls(package.name, path, tuple(a.path for a in package.assets if a.kind == "script"))
 
 
+@dataclass(frozen=True)
+class SkillHandleRef:
+    """A compiled skill the agent reached through a runtime tool: the skill, its handle (`run_<skill>`), and the
+    package script each operator runs."""
+
+    skill: str
+    handle: str
+    operator_scripts: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def from_record(cls, entry: dict[str, Any]) -> SkillHandleRef:
+        """From one entry of a compiled-skills record (`compiled-skills.json` `compiled`)."""
+        scripts = entry.get("operator_scripts") or {}
+        return cls(
+            str(entry["skill"]), str(entry["handle"]), tuple(sorted((str(k), str(v)) for k, v in scripts.items()))
+        )
+
+
 def detect_skill_use(
     traj: Trajectory,
     staged: Sequence[StagedSkillRef],
@@ -118,13 +145,14 @@ def detect_skill_use(
     listed: Sequence[str] | None,
     *,
     unanswered_ok: bool = False,
+    handles: Sequence[SkillHandleRef] = (),
 ) -> SkillUse:
     """Skill use in `traj`, counted against the skills that were staged (a harness's bundled skills never count).
 
     `listed` is what the harness reported showing the agent (e.g. Claude Code's init `skills`); None means
     the harness does not report it, and the staged skills (audited as visible) are taken as listed.
     `unanswered_ok`: a skill-tool call without a result counts as a load (for views of single calls that
-    carry no results); by default it is a failed load.
+    carry no results); by default it is a failed load. `handles`: compiled skills offered as runtime tools.
     """
     by_name = {s.name: s for s in staged}
     names = list(by_name)
@@ -148,6 +176,10 @@ def detect_skill_use(
     for call, result in _calls(traj):
         fname = call.function_name
         lname = fname.lower()
+        handle = _handle_of(lname, handles)
+        if handle is not None:
+            _handle_use(handle, call.arguments, result, unanswered_ok, read, via_tool, scripts, failed)
+            continue
         skill: str | None = None
         content = _written_content(lname, call.arguments)
         if content is not None:
@@ -164,6 +196,8 @@ def detect_skill_use(
             continue
         if lname in SHELL_TOOLS:
             text = _command_text(call.arguments)
+            # a compiled skill's raw text read past its handle, in the runtime's staged capsule
+            read += [h.skill for h in handles if f"compiled/{h.skill}/" in text and "SKILL.md" in text]
             for code in _written_files_run(text, written):
                 scripts += imported_scripts(code, locate, is_known_script)
             if not any(n in text for n in by_name) and not any(r in text for r in roots):
@@ -181,7 +215,7 @@ def detect_skill_use(
                 read += found
     read_u = _unique(read)
     return SkillUse(
-        listed=shown,
+        listed=_unique([*shown, *(h.skill for h in handles)]),
         read=read_u,
         invoked=_unique([*read_u, *via_tool]),
         scripts_run=_unique(scripts),
@@ -190,6 +224,58 @@ def detect_skill_use(
 
 
 _FAILED_STATUSES = frozenset({"error", "failed", "failure", "declined", "rejected", "cancelled"})
+
+
+def _handle_of(lname: str, handles: Sequence[SkillHandleRef]) -> SkillHandleRef | None:
+    """The compiled skill whose handle this tool is: the handle itself, or it behind a harness's MCP prefix."""
+    for h in handles:
+        handle = h.handle.lower()
+        if lname == handle or lname.endswith("__" + handle) or lname.endswith("_" + handle):
+            return h
+    return None
+
+
+def _handle_use(
+    handle: SkillHandleRef,
+    arguments: dict[str, Any],
+    result: ObservationResult | None,
+    unanswered_ok: bool,
+    read: list[str],
+    invoked: list[str],
+    scripts: list[str],
+    failed: list[str],
+) -> None:
+    if isinstance(arguments.get("arguments"), dict) and "tool" in arguments:  # Codex: {server, tool, arguments}
+        arguments = arguments["arguments"]
+    if result is None:
+        (invoked if unanswered_ok else failed).append(handle.skill)
+        return
+    if not _succeeded(result):
+        failed.append(handle.skill)
+        return
+    invoked.append(handle.skill)
+    status = _envelope_status(result)
+    operator = arguments.get("operator")
+    if status == "execute" and isinstance(operator, str):
+        script = dict(handle.operator_scripts).get(operator)
+        if script is not None:
+            scripts.append(f"{handle.skill}/{script}")
+    inputs = arguments.get("inputs")
+    asset = inputs.get("path") if isinstance(inputs, dict) else None
+    if operator == "get_skill_asset" and asset == "SKILL.md" and status == "guidance":
+        read.append(handle.skill)
+
+
+def _envelope_status(result: ObservationResult) -> str | None:
+    """The `status` of the runtime's answer (its envelope, as JSON text), if the result holds one."""
+    content = result.content
+    text = content if isinstance(content, str) else "".join(getattr(p, "text", None) or "" for p in content or [])
+    try:
+        data = json.loads(text)
+    except ValueError:
+        match = re.search(r'"status"\s*:\s*"(\w+)"', text)
+        return match.group(1) if match else None
+    return str(data.get("status")) if isinstance(data, dict) and data.get("status") else None
 
 
 def _succeeded(result: ObservationResult) -> bool:

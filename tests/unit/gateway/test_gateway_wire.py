@@ -231,3 +231,28 @@ def test_reasoning_round_trips_through_every_wire_format() -> None:
     back = wire_gemini.parse_request({"contents": [{"role": "model", "parts": parts}]})
     assert back.messages[0].reasoning == [ReasoningItem(text="think", signature="sig-1")]
     assert back.messages[0].content == ""  # a thought is not the answer's text
+
+
+def test_responses_namespace_tools_are_flattened_and_called_back_by_namespace() -> None:
+    """Codex sends each MCP server's tools as a `namespace` group; a call goes back with namespace + bare name."""
+    tool = {"type": "function", "name": "run_x", "description": "d", "parameters": {"type": "object"}}
+    body: dict[str, Any] = {
+        "tools": [{"type": "namespace", "name": "mcp__skillworks", "description": "s", "tools": [tool]}],
+        "input": [
+            {"role": "user", "content": "go"},
+            {
+                "type": "function_call",
+                "call_id": "c1",
+                "namespace": "mcp__skillworks",
+                "name": "run_x",
+                "arguments": "{}",
+            },
+            {"type": "function_call_output", "call_id": "c1", "output": "ok"},
+        ],
+    }
+    req = wire_openai_responses.parse_request(body)
+    assert req.tool_names() == ["mcp__skillworks__run_x"]
+    assert req.messages[1].tool_calls[0].name == "mcp__skillworks__run_x"
+    resp = ModelResponse(tool_calls=[ToolCall("c2", "mcp__skillworks__run_x", "{}")], usage=TokenUsage(1, 1, 0))
+    [item] = wire_openai_responses.render_response(resp, req, "codex", body)["output"]
+    assert (item["type"], item["namespace"], item["name"]) == ("function_call", "mcp__skillworks", "run_x")

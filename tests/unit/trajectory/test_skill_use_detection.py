@@ -322,3 +322,33 @@ def test_a_read_tool_error_on_skill_md_is_a_failed_read() -> None:
     b.add_observation([{"source_call_id": "r", "content": "EACCES", "extra": {"is_error": True}}])
     use = detect_skill_use(b.finish(), [PDF], "/root/.claude/skills", None)
     assert (use.read, use.invoked, use.failed) == ([], [], ["pdf-tools"])
+
+
+def test_compiled_skill_handles_count_as_use() -> None:
+    """A compiled skill is used through its runtime handle, whatever prefix the harness gives the tool."""
+    from skillworks.trajectory import SkillHandleRef
+
+    card = SkillHandleRef("card-writer", "run_card_writer", (("write_card", "scripts/write_card.sh"),))
+    b = TrajectoryBuilder("codex", "0", "scripted/x")
+    b.add_user("write a card")
+    calls = [
+        ("mcp__skillworks__run_card_writer", {"server": "skillworks", "tool": "run_card_writer", "arguments": {}}),
+        ("mcp__skillworks__run_card_writer", {"operator": "write_card", "inputs": {"name": "Ada"}}),
+        ("skillworks_run_card_writer", {"operator": "get_skill_asset", "inputs": {"path": "SKILL.md"}}),
+    ]
+    answers = ['{"status":"guidance"}', '{"status":"execute","output":{"exit_code":0}}', '{"status":"guidance"}']
+    for i, ((name, args), answer) in enumerate(zip(calls, answers, strict=True)):
+        b.add_agent("", tool_calls=[{"tool_call_id": f"c{i}", "function_name": name, "arguments": args}])
+        b.add_observation({f"c{i}": answer})
+    b.add_agent("", tool_calls=[{"tool_call_id": "c9", "function_name": "run_card_writer", "arguments": {}}])
+    use = detect_skill_use(b.finish(), [], None, [], handles=[card])
+    assert use.listed == ["card-writer"] and use.invoked == ["card-writer"] and use.read == ["card-writer"]
+    assert use.scripts_run == ["card-writer/scripts/write_card.sh"]
+    assert use.failed == ["card-writer"]  # the last call got no answer
+    blocked = TrajectoryBuilder("builtin", "0", "scripted/x")
+    blocked.add_user("x")
+    blocked.add_agent("", tool_calls=[{"tool_call_id": "b", "function_name": "run_card_writer",
+                                        "arguments": {"operator": "write_card"}}])  # fmt: skip
+    blocked.add_observation({"b": '{"status":"blocked"}'})
+    use = detect_skill_use(blocked.finish(), [], None, None, handles=[card])
+    assert use.invoked == ["card-writer"] and use.scripts_run == []  # selected, but nothing ran

@@ -15,7 +15,7 @@ import logging
 import os
 import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ NODE_MOUNT = "/opt/skillworks/node/bin"
 # what a Python harness (OpenHands) imports that needs the image's shared libraries
 _INTERPRETER_PROBE = "import ssl, ctypes, sqlite3, lzma, bz2, zlib"
 _LIST_TIMEOUT_SEC = 120.0
+MCP_CALLS_LOG = "/logs/agent/mcp-calls.jsonl"  # the compiled-skill runtime's record of its calls (in the sandbox)
 _TAIL = 400
 
 
@@ -103,6 +104,24 @@ class HarnessAgent:
     async def preflight(self) -> None:
         """Fail before any trial when the CLI is missing, broken, or node is unusable."""
         self._installation = await asyncio.to_thread(self._resolve)
+
+    def check_tools(self, kinds: Collection[str]) -> None:
+        """Refuse, before any trial, a condition whose tools this CLI cannot be given (never run it without)."""
+        from skillworks.compile.source import TOOL_KIND
+
+        if TOOL_KIND in kinds and self.spec.mcp is None:
+            raise UserError(
+                f"agent {self.name}: {self.spec.display_name} cannot get compiled skills (skillworks has no MCP "
+                "wiring for it); run the compiled condition with claude-code, codex, gemini-cli, opencode or builtin"
+            )
+
+    def tool_binds(self, tools: list[dict[str, Any]]) -> list[tuple[Path, str]]:
+        """Host paths the condition's tools need in the sandbox: compiled skills are served by this host's
+        interpreter running `skillworks serve-skills` there, started by the CLI (see compile.sandbox_server)."""
+        from skillworks.compile.sandbox_server import runtime_binds
+        from skillworks.compile.source import compiled_tool
+
+        return list(runtime_binds()) if compiled_tool(tools) is not None and self.spec.mcp is not None else []
 
     def sandbox_binds(self) -> list[tuple[Path, str]]:
         inst = self._require()
@@ -169,9 +188,14 @@ class HarnessAgent:
             path = f"{TOOLS_MOUNT}:{path}"
         env["PATH"] = path
         problem = await self._probe(ctx)
+        mcp_argv: list[str] | None = None
+        if problem is None:
+            problem, mcp_argv = await self._compiled_runtime(ctx)
         if problem is not None:
             return AgentOutcome(error=TrialError(category="harness_setup", message=problem, phase="agent"))
-        await self._write_config_files(ctx, values)
+        if mcp_argv is not None and self.spec.mcp is not None:
+            env.update(self.spec.mcp.env)
+        await self._write_config_files(ctx, values, mcp_argv)
         logs = ctx.agent_log_dir
         logs.mkdir(parents=True, exist_ok=True)
         exe = inst.argv_prefix
@@ -187,6 +211,8 @@ class HarnessAgent:
 
         events = logs / f"{self.name}.events.jsonl"
         argv = [*exe, *(render(arg, values) for arg in self.spec.command)]
+        if mcp_argv is not None and self.spec.mcp is not None:
+            argv += [render(arg, values) for arg in self.spec.mcp.args]
         (logs / f"{self.name}.command.json").write_text(
             json.dumps({"argv": argv, "env": env, "cwd": sandbox.workdir, "version": inst.version}, indent=2) + "\n"
         )
@@ -260,16 +286,47 @@ class HarnessAgent:
                 )
         return None
 
-    async def _write_config_files(self, ctx: AgentContext, values: dict[str, str]) -> None:
-        if not self.spec.config_files:
+    async def _compiled_runtime(self, ctx: AgentContext) -> tuple[str | None, list[str] | None]:
+        """Under `compiled`: check the host interpreter runs serve-skills in this sandbox, stage the artifacts,
+        and return the server's command line (or why the CLI cannot get compiled skills here)."""
+        from skillworks.compile.sandbox_server import probe_argv, server_argv
+        from skillworks.compile.source import compiled_tool, stage_compiled
+
+        tool = compiled_tool(ctx.tools)
+        if tool is None:
+            return None, None
+        if self.spec.mcp is None:  # preflight refuses this; never run the condition without its skills
+            return f"{self.name} cannot get compiled skills (no MCP wiring)", None
+        result = await ctx.sandbox.exec(probe_argv(), cwd=ctx.sandbox.workdir, timeout=120)
+        if not result.ok:
+            image = getattr(getattr(ctx.sandbox, "image", None), "tag", None)
+            where = f"image {image}" if image else "this sandbox"
+            said = " ".join((result.stderr or result.stdout).split())[-200:] or f"exit {result.exit_code}"
+            return (
+                f"compiled skills are served by the host's Python (skillworks serve-skills), which does not run in "
+                f"{where} ({said}); use an image with python3's libraries (libssl3, libsqlite3-0, libffi8), "
+                "or the local backend"
+            ), None
+        root, _ = await stage_compiled(tool, ctx.sandbox)
+        return None, server_argv(root, ctx.sandbox.workdir, calls_log=MCP_CALLS_LOG)
+
+    async def _write_config_files(self, ctx: AgentContext, values: dict[str, str], mcp_argv: list[str] | None) -> None:
+        from skillworks.agents.harness.mcp_config import mcp_config
+        from skillworks.compile.sandbox_server import SERVER_KEY
+
+        contents = {config.path: render(config.content, values) for config in self.spec.config_files}
+        if mcp_argv is not None and self.spec.mcp is not None:
+            path = self.spec.mcp.config_path
+            contents[path] = mcp_config(self.spec.mcp.format, SERVER_KEY, mcp_argv, contents.get(path))
+        if not contents:
             return
         with tempfile.TemporaryDirectory(prefix=temp_prefix("harness")) as tmp:
-            for i, config in enumerate(self.spec.config_files):
-                local = Path(tmp) / f"{i}-{Path(config.path).name}"
-                local.write_text(render(config.content, values))
-                await ctx.sandbox.upload(local, f"{ctx.sandbox.home.rstrip('/')}/{config.path}")
+            for i, (path, content) in enumerate(contents.items()):
+                local = Path(tmp) / f"{i}-{Path(path).name}"
+                local.write_text(content)
+                await ctx.sandbox.upload(local, f"{ctx.sandbox.home.rstrip('/')}/{path}")
                 (ctx.agent_log_dir / "config").mkdir(parents=True, exist_ok=True)
-                (ctx.agent_log_dir / "config" / Path(config.path).name).write_text(local.read_text())
+                (ctx.agent_log_dir / "config" / Path(path).name).write_text(content)
 
     async def _collect(self, ctx: AgentContext) -> None:
         """Copy the CLI's own session logs from $HOME into <trial>/agent/home/."""

@@ -75,6 +75,32 @@ class ConfigFile(_Strict):
         return _check_template(value)
 
 
+McpFormat = Literal["claude_code", "codex", "gemini_cli", "opencode"]
+
+
+class McpWiring(_Strict):
+    """How the CLI is given one stdio MCP server (the compiled-skill runtime under the `compiled` condition):
+    an entry in its own MCP configuration, in `format`, written to `config_path` (merged into the spec's own
+    config file of that path when there is one), plus `args` appended to the command and `env` set."""
+
+    config_path: str = Field(description="path relative to $HOME, e.g. .codex/config.toml")
+    format: McpFormat
+    args: list[str] = Field(default_factory=list, description="appended to the command (${placeholders} filled)")
+    env: dict[str, str] = Field(default_factory=dict, description="e.g. the CLI's MCP start-up timeout")
+
+    @field_validator("config_path")
+    @classmethod
+    def _relative(cls, value: str) -> str:
+        if value.startswith("/") or ".." in value.split("/"):
+            raise ValueError("MCP config paths are relative to $HOME, without '..'")
+        return value
+
+    @field_validator("args")
+    @classmethod
+    def _placeholders(cls, value: list[str]) -> list[str]:
+        return [_check_template(text) for text in value]
+
+
 class ErrorPattern(_Strict):
     """A regex over the CLI's stderr, error events and final message that names a typed error."""
 
@@ -140,6 +166,9 @@ class HarnessSpec(_Strict):
     )
     collect: list[str] = Field(
         default_factory=list, description="paths under $HOME copied to <trial>/agent/home/ after the run"
+    )
+    mcp: McpWiring | None = Field(
+        default=None, description="how the CLI gets an MCP server (compiled skills); None: it cannot get one"
     )
     error_patterns: list[ErrorPattern] = Field(default_factory=list)
     docs: str = Field(default="", description="where the skills path and flags were checked")

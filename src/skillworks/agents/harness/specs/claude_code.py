@@ -8,7 +8,7 @@ with DISABLE_TELEMETRY and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC the only req
 
 from __future__ import annotations
 
-from skillworks.agents.harness.spec import HarnessSpec, ListedSkills, NpmInstall
+from skillworks.agents.harness.spec import HarnessSpec, ListedSkills, McpWiring, NpmInstall
 from skillworks.agents.harness.specs._common import COMMON_ERRORS
 
 CLAUDE_CODE = HarnessSpec(
@@ -46,6 +46,15 @@ CLAUDE_CODE = HarnessSpec(
     converter="claude-code",
     listed_skills=ListedSkills(source="events"),
     collect=[".claude/projects"],
+    # compiled skills: only the skillworks server (its tools reach the model as mcp__skillworks__<tool>). Checked
+    # against 2.1.328: by default it defers MCP tools behind its ToolSearch tool and, when the endpoint refuses
+    # that, retries without; ENABLE_TOOL_SEARCH=false offers the few compact handles directly from the start
+    mcp=McpWiring(
+        config_path=".skillworks/claude-mcp.json",
+        format="claude_code",
+        args=["--mcp-config", "${home}/.skillworks/claude-mcp.json", "--strict-mcp-config"],
+        env={"MCP_TIMEOUT": "120000", "MCP_TOOL_TIMEOUT": "300000", "ENABLE_TOOL_SEARCH": "false"},
+    ),
     error_patterns=[*COMMON_ERRORS],
     docs="claude --help (2.1.328); skills: https://docs.claude.com/en/docs/claude-code/skills",
 )

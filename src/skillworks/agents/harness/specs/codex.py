@@ -9,7 +9,7 @@ inside skillworks' sandbox, so it runs with --dangerously-bypass-approvals-and-s
 
 from __future__ import annotations
 
-from skillworks.agents.harness.spec import ConfigFile, HarnessSpec, ListedSkills, NpmInstall
+from skillworks.agents.harness.spec import ConfigFile, HarnessSpec, ListedSkills, McpWiring, NpmInstall
 from skillworks.agents.harness.specs._common import COMMON_ERRORS
 
 _CONFIG = """\
@@ -61,6 +61,7 @@ CODEX = HarnessSpec(
         pattern=r"\(file: r\d+/(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)/SKILL\.md\)",
     ),
     collect=[".codex/sessions"],
+    mcp=McpWiring(config_path=".codex/config.toml", format="codex"),  # compiled skills: [mcp_servers.skillworks]
     error_patterns=[*COMMON_ERRORS],
     docs="codex exec --help (0.169.0); skills: https://developers.openai.com/codex/skills",
 )

@@ -8,7 +8,7 @@ are offered through the `activate_skill` tool; `gemini skills list` prints what 
 
 from __future__ import annotations
 
-from skillworks.agents.harness.spec import ConfigFile, HarnessSpec, ListedSkills, NpmInstall
+from skillworks.agents.harness.spec import ConfigFile, HarnessSpec, ListedSkills, McpWiring, NpmInstall
 from skillworks.agents.harness.specs._common import COMMON_ERRORS
 
 _SETTINGS = """\
@@ -50,6 +50,7 @@ GEMINI_CLI = HarnessSpec(
         source="command", args=["skills", "list"], pattern=r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*) \[Enabled\]"
     ),
     collect=[".gemini/tmp"],
+    mcp=McpWiring(config_path=".gemini/settings.json", format="gemini_cli"),  # compiled skills: mcpServers
     error_patterns=[*COMMON_ERRORS],
     docs="gemini --help (0.61.0); skills: https://geminicli.com/docs/cli/skills",
 )

@@ -10,7 +10,7 @@ tools. Skills under ~/.config/opencode/skills (its documented global path) are l
 
 from __future__ import annotations
 
-from skillworks.agents.harness.spec import ConfigFile, HarnessSpec, ListedSkills, NpmInstall
+from skillworks.agents.harness.spec import ConfigFile, HarnessSpec, ListedSkills, McpWiring, NpmInstall
 from skillworks.agents.harness.specs._common import COMMON_ERRORS
 
 _CONFIG = """\
@@ -69,6 +69,7 @@ OPENCODE = HarnessSpec(
         ".local/share/opencode/opencode.db-shm",
         ".local/share/opencode/log",
     ],
+    mcp=McpWiring(config_path=".config/opencode/opencode.json", format="opencode"),  # compiled skills: `mcp`
     error_patterns=[*COMMON_ERRORS],
     docs="opencode run --help (1.18.33); skills: its built-in customize-opencode skill, https://opencode.ai/docs/skills",
 )

@@ -1,0 +1,127 @@
+"""Issue 13: compiled skills reach real agent CLIs through their own MCP configuration. Under `--conditions
+compiled` Claude Code and Codex start `skillworks serve-skills` (this host's interpreter, mounted read-only)
+as a stdio MCP server inside the trial's bubblewrap sandbox; the CLI lists the runtime's handle, calls it, the
+operator runs in the sandbox and writes the card the verifier scores. Only the model is fake: the `scripted`
+provider replays tests/fixtures/harness_scripts/compiled.yaml (or the attack turns below), whose `expect`
+clauses fail the trial unless the CLI offered the handle and sent the runtime's answers back."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+import yaml
+
+from skillworks.experiment import RunStore
+from skillworks.gateway import read_calls
+from skillworks.results import TrialResult
+
+from .conftest import REPO, SCRIPTS, skillworks
+
+pytestmark = [pytest.mark.node, pytest.mark.bwrap, pytest.mark.slow]
+
+TASK = REPO / "tests" / "fixtures" / "harness_tasks" / "compiled-card"
+HANDLE = "mcp__skillworks__run_card_writer"
+SKILL = "card-writer"
+SCRIPT = "card-writer/scripts/write_card.sh"
+WRITE = {"operator": "write_card", "inputs": {"name": "Ada", "arg2": "/app/card.txt"}}
+
+
+def _run(harness: str, script: Path, out: Path) -> tuple[TrialResult, Path]:
+    proc = skillworks(
+        "run", str(TASK), "--agent", harness, "--model", f"scripted/{script}", "--conditions", "compiled",
+        "--out", str(out), "--run-id", harness,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    [result] = RunStore(out / harness).read_results()
+    return result, out / harness / result.paths["trial_dir"]
+
+
+def _runtime_calls(trial: Path) -> list[dict[str, object]]:
+    """What the in-sandbox server recorded (its --calls-log, in the sandbox's /logs/agent)."""
+    log = trial / "agent" / "sandbox-logs" / "mcp-calls.jsonl"
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def _check_no_raw_skill_staged(trial: Path) -> None:
+    audit = json.loads((trial / "skills.json").read_text())
+    assert audit["ok"] and audit["visible"] == [] and audit["stray_skill_md"] == [], audit["problems"]
+    record = json.loads((trial / "compiled-skills.json").read_text())
+    assert record["visible_to_agent"] == ["run_card_writer"] and record["raw_skills_staged"] == []
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex"])
+def test_cli_lists_and_calls_the_compiled_skill_and_its_operator_runs_in_the_sandbox(
+    harness: str, tmp_path: Path
+) -> None:
+    result, trial = _run(harness, SCRIPTS / "compiled.yaml", tmp_path)
+    assert result.error is None, result.error
+    assert (result.outcome, result.reward) == ("solved", 1.0)  # the verifier read /app/card.txt in the sandbox
+    _check_no_raw_skill_staged(trial)
+
+    # every scripted turn was answered in order: the CLI offered the handle (turn 1's expect) and sent back the
+    # runtime's disclosure (turn 2's) and the operator's execution (turn 3's)
+    model_calls = [c for c in read_calls(trial / "gateway.jsonl") if c.is_model_call]
+    assert [(c.status, c.script_turn) for c in model_calls] == [("ok", 1), ("ok", 2), ("ok", 3)]
+
+    # the server the CLI started ran the operator inside the sandbox: the sandbox's paths, the task's workdir
+    calls = _runtime_calls(trial)
+    assert [(c["tool"], c["result"]["status"]) for c in calls] == [  # type: ignore[index]
+        ("run_card_writer", "guidance"),
+        ("run_card_writer", "execute"),
+    ]
+    ran = calls[1]["result"]
+    assert ran["output"]["exit_code"] == 0 and "cwd: /app" in ran["evidence"]  # type: ignore[index]
+    assert any(e.startswith("command: bash /home/agent/.skillworks/compiled/card-writer/") for e in ran["evidence"])  # type: ignore[union-attr,attr-defined]
+    config = "\n".join(p.read_text() for p in (trial / "agent" / "config").iterdir())
+    assert "serve-skills" in config and "/home/agent/.skillworks/compiled" in config
+
+    # skill use counts the handle: listed, invoked, and the script its operator ran
+    use = result.skill_use
+    assert (use.listed, use.invoked, use.scripts_run, use.failed) == ([SKILL], [SKILL], [SCRIPT], [])
+
+
+def test_attacks_through_the_runtime_stay_in_the_sandbox(tmp_path: Path) -> None:
+    """Scripted Claude Code turns that try to leave the skill dir and reach the host through the runtime, then read
+    the raw package past the handle. Honest outcome: the fallback refuses paths outside the capsule; an operator
+    given a host path or a shell injection runs (quoted) in the sandbox, whose /tmp is private; the staged capsule
+    is readable by the agent's own shell (the runtime runs as the agent's user), which skill use counts as a read."""
+    marker = Path("/tmp") / f"skillworks-host-marker-{uuid.uuid4().hex}"
+
+    def turn(*calls: tuple[str, dict[str, object]], **expect: str) -> dict[str, object]:
+        out: dict[str, object] = {"tool_calls": [{"name": n, "arguments": a} for n, a in calls]}
+        return {**out, "expect": expect} if expect else out
+
+    escape = {"operator": "get_skill_asset", "inputs": {"path": "../contract.json"}}
+    host = {"operator": "write_card", "inputs": {"name": f"Ada; touch {marker}-2", "arg2": str(marker)}}
+    raw = {"command": "cat ~/.skillworks/compiled/card-writer/capsule/SKILL.md"}
+    turns = [
+        turn((HANDLE, escape)),
+        turn((HANDLE, host), tool_result_contains="has no file '../contract.json'"),
+        turn(("Bash", raw), tool_result_contains="ran write_card"),
+        turn((HANDLE, WRITE), tool_result_contains="# Card writer"),
+        {"text": "done", "expect": {"tool_result_contains": "ran write_card"}},
+    ]
+    script = tmp_path / "attack.yaml"
+    script.write_text(yaml.safe_dump({"default": turns}))
+    result, trial = _run("claude-code", script, tmp_path)
+    assert result.error is None, result.error
+    assert result.reward == 1.0
+    assert not marker.exists() and not Path(f"{marker}-2").exists()  # nothing reached the host's /tmp
+    calls = _runtime_calls(trial)
+    assert [c["result"]["status"] for c in calls] == ["blocked", "execute", "execute"]  # type: ignore[index]
+    assert calls[1]["result"]["output"]["exit_code"] == 0  # type: ignore[index]  # in the sandbox's private /tmp
+    _check_no_raw_skill_staged(trial)
+    assert result.skill_use.read == [SKILL] and result.skill_use.scripts_run == [SCRIPT]
+
+
+def test_a_harness_without_mcp_wiring_refuses_the_compiled_condition(tmp_path: Path) -> None:
+    proc = skillworks(
+        "run", str(TASK), "--agent", "openhands", "--model", f"scripted/{SCRIPTS / 'compiled.yaml'}",
+        "--conditions", "compiled", "--out", str(tmp_path), "--run-id", "oh",
+    )  # fmt: skip
+    assert proc.returncode != 0
+    assert "openhands" in proc.stderr and "cannot get compiled skills" in proc.stderr
+    assert not (tmp_path / "oh" / "trials").exists()  # refused before any trial
