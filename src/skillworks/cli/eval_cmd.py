@@ -11,7 +11,7 @@ import typer
 
 from skillworks.errors import UserError
 
-_WORKSPACES = ("isolation", "group")
+_CASE_FILES = ("own", "all")
 
 
 def _split(values: list[str] | None) -> list[str]:
@@ -65,9 +65,20 @@ def register(app: typer.Typer) -> None:
         tasks: Annotated[
             list[Path] | None, typer.Option("--tasks", help="extra task dirs (task.md / Harbor) to run as cases")
         ] = None,
-        workspace: Annotated[str, typer.Option(help="isolation (own files per case) | group (all files)")] = (
-            "isolation"
-        ),
+        workspace: Annotated[
+            str,
+            typer.Option(
+                help="ACES workspace: which skills a trial sees: isolation (the target alone) | group (the target "
+                "and its sibling skills, for routing). Case input files are --case-files (this option's old meaning)"
+            ),
+        ] = "isolation",
+        sibling: Annotated[
+            list[Path] | None,
+            typer.Option("--sibling", help="group: a sibling skill dir (default: the other skills beside the target)"),
+        ] = None,
+        case_files: Annotated[
+            str, typer.Option(help="input files of evals.json cases: own (each case its own) | all (every case's)")
+        ] = "own",
         agent: Annotated[
             list[str] | None, typer.Option("--agent", "-a", help="agent(s), e.g. builtin (several: skill×agent cells)")
         ] = None,
@@ -112,6 +123,7 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
 
         from skillworks.evaluate import EvalOptions, resume_eval, run_eval
+        from skillworks.evaluate.siblings import WORKSPACE_MODES
         from skillworks.tasks.evals_json import EvalsError
 
         console = Console(stderr=True)
@@ -123,8 +135,10 @@ def register(app: typer.Typer) -> None:
             return
         if skill is None:
             raise UserError("give a SKILL directory (or --resume RUN_DIR)")
-        if workspace not in _WORKSPACES:
-            raise UserError(f"unknown --workspace {workspace!r} (allowed: {', '.join(_WORKSPACES)})")
+        if workspace not in WORKSPACE_MODES:
+            raise UserError(f"unknown --workspace {workspace!r} (allowed: {', '.join(WORKSPACE_MODES)})")
+        if case_files not in _CASE_FILES:
+            raise UserError(f"unknown --case-files {case_files!r} (allowed: {', '.join(_CASE_FILES)})")
         if judge_context not in ("trajectory", "answer"):
             raise UserError(f"unknown --judge-context {judge_context!r} (allowed: trajectory, answer)")
         if goal_mode not in ("match", "llm"):
@@ -135,6 +149,8 @@ def register(app: typer.Typer) -> None:
             decoys=list(decoys or []),
             tasks=list(tasks or []),
             workspace="group" if workspace == "group" else "isolation",
+            siblings=list(sibling or []),
+            case_files="all" if case_files == "all" else "own",
             agents=_split(agent) or ["builtin"],
             model=model,
             api_base=api_base,
@@ -203,14 +219,19 @@ def _register_report(app: typer.Typer) -> None:
 
 def _dry_run(options: object) -> None:
     from skillworks.evaluate.run import EvalOptions, _load_tasks
+    from skillworks.evaluate.siblings import find_siblings
     from skillworks.skills.package import load_skill
 
     assert isinstance(options, EvalOptions)
     target = load_skill(options.skill)
     tasks = _load_tasks(options, target)
-    for path in [*options.support, *options.decoys]:
-        load_skill(path)
+    others = [load_skill(path) for path in [*options.support, *options.decoys]]
+    siblings = find_siblings(target, options.workspace, options.siblings, {s.name for s in others})
     typer.echo(f"{target.name}: {len(tasks)} case(s)")
+    typer.echo(
+        f"workspace {options.workspace}: "
+        + (f"target + siblings {', '.join(s.name for s in siblings)}" if siblings else "the target alone")
+    )
     for task in tasks:
         ev = task.evaluation
         extra = f" [{ev.dialect}; {len(ev.expected_behavior)} assertion(s); {len(ev.files)} file(s)]" if ev else ""

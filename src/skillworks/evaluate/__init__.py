@@ -1,6 +1,7 @@
 """ACES live evaluation of a skill (`skillworks eval`): evals.json cases run with the target skill and
-with it withheld (support and decoy skills fixed), graded by the six metrics and bring-your-own graders,
-summarised as Skill Lift. Product mode compares targets (skill, bundle, team skills, plugin) with a
+with it withheld (support, sibling and decoy skills fixed; an isolation workspace shows the target alone,
+a group workspace the target with its sibling skills), graded by the six metrics and bring-your-own
+graders, summarised as Skill Lift. Product mode compares targets (skill, bundle, team skills, plugin) with a
 baseline target; the visible-skill stress test repeats the run with more decoys."""
 
 from skillworks.evaluate.decoys import DecoyChoice, choose_decoys, synthetic_decoy
@@ -16,9 +17,12 @@ from skillworks.evaluate.run import (
     resume_eval,
     run_eval,
 )
-from skillworks.evaluate.workspace import WorkspaceMode, evaluation_copy, prepare_workspaces
+from skillworks.evaluate.siblings import WORKSPACE_MODES, WorkspaceMode, find_siblings
+from skillworks.evaluate.workspace import CaseFiles, evaluation_copy, prepare_workspaces
 
 __all__ = [
+    "WORKSPACE_MODES",
+    "CaseFiles",
     "DecoyChoice",
     "EvalGrader",
     "EvalOptions",
@@ -32,6 +36,7 @@ __all__ = [
     "baseline_policy",
     "choose_decoys",
     "evaluation_copy",
+    "find_siblings",
     "judge_task_key",
     "load_product",
     "prepare_workspaces",

@@ -82,6 +82,7 @@ class EvalGrader:
             skills_dir = record.skills_dir if record is not None else None
             target = self.skill_set.target.name if self.skill_set.target else None
             decoys = tuple(d.name for d in self.skill_set.decoys)
+            siblings = {s.name for s in self.skill_set.siblings}  # competing skills: using one is a misroute
             ctx = MetricContext(
                 task=spec.task,
                 trajectory=trajectory,
@@ -91,7 +92,9 @@ class EvalGrader:
                 workdir=spec.task.environment.workdir or DEFAULT_WORKDIR,
                 home=_home_of(skills_dir),
                 target=target,
-                support=tuple(s.name for s in staged if s.name not in decoys and s.name != target),
+                support=tuple(
+                    s.name for s in staged if s.name not in decoys and s.name not in siblings and s.name != target
+                ),
                 decoys=decoys,
                 trial_dir=trial_dir,
                 judge_sees_trajectory=self.judge_sees_trajectory,

@@ -167,11 +167,11 @@ def load_product(path: Path, staging_dir: Path) -> Product:
 
 
 def register_product_conditions(product: Product) -> None:
-    """Register `product-<name>` for every target: support + decoys + the target's skills."""
+    """Register `product-<name>` for every target: support, sibling and decoy skills + the target's skills."""
     for target in product.targets:
 
         def select(task: Task, skills: SkillSet, _t: ProductTarget = target) -> list[SkillPackage]:
-            return [*skills.support, *skills.decoys, *_t.skills]
+            return [*skills.fixed, *_t.skills]
 
         register_condition(
             Condition(

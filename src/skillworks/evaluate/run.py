@@ -1,7 +1,8 @@
 """`run_eval`: the ACES live evaluation of one skill, start to finish.
 
-    load the skill and its evals.json cases (+ any task dirs) ─► case workspaces (isolation | group)
-    ─► conditions: with-skill vs target-withheld (or the product targets), support + decoys in both
+    load the skill and its evals.json cases (+ any task dirs) ─► case input files (own | all)
+    ─► workspace: isolation (the target alone) | group (the target + its sibling skills)
+    ─► conditions: with-skill vs target-withheld (or the product targets), support, siblings, decoys in both
     ─► run_experiment with the metrics hook (six metrics, custom graders, judge via the gateway)
     ─► eval report (Skill Lift, intervals, negative-lift cases, pass@k)
 
@@ -27,7 +28,8 @@ from skillworks.evaluate.decoys import choose_decoys
 from skillworks.evaluate.grading import EvalGrader
 from skillworks.evaluate.judge import GatewayJudge
 from skillworks.evaluate.product import Product, load_product, register_product_conditions
-from skillworks.evaluate.workspace import WorkspaceMode, evaluation_copy, prepare_workspaces
+from skillworks.evaluate.siblings import WorkspaceMode, find_siblings
+from skillworks.evaluate.workspace import CaseFiles, evaluation_copy, prepare_workspaces
 from skillworks.experiment.conditions import SkillSet
 from skillworks.experiment.runner import RunOutcome, run_experiment
 from skillworks.experiment.spec import AgentConfig, ExperimentSpec, SkillRef, task_ref
@@ -41,6 +43,8 @@ from skillworks.tasks.model import Task
 WITH_SKILL = "with-skill"
 TARGET_WITHHELD = "target-withheld"
 PLAN_FILE = "eval_plan.json"
+PLAN_SCHEMA = "skillworks.eval-plan/2"
+_CASE_FILES_OF_V1 = {"isolation": "own", "group": "all"}  # plan /1: `workspace` chose the case input files
 
 
 @dataclass
@@ -49,7 +53,9 @@ class EvalOptions:
     support: list[Path] = field(default_factory=list)
     decoys: list[Path] = field(default_factory=list)
     tasks: list[Path] = field(default_factory=list)  # bring-your-own task dirs beside evals.json
-    workspace: WorkspaceMode = "isolation"
+    workspace: WorkspaceMode = "isolation"  # which skills a trial sees: the target alone, or with its siblings
+    siblings: list[Path] = field(default_factory=list)  # group: the sibling skill dirs (default: the collection's)
+    case_files: CaseFiles = "own"  # input files of evals.json cases: each case its own, or all cases' files
     agents: list[str] = field(default_factory=lambda: ["builtin"])  # several: skill × agent cells
     model: str | None = None
     api_base: str | None = None
@@ -123,13 +129,20 @@ def _load_skills(paths: list[Path], kind: str) -> list[SkillPackage]:
     return skills
 
 
-def baseline_policy(target: SkillPackage, support: list[SkillPackage], decoys: list[SkillPackage]) -> str:
-    sup = ", ".join(f"{s.name}@{s.short_hash}" for s in support) or "none"
-    dec = ", ".join(f"{s.name}@{s.short_hash}" for s in decoys) or "none"
+def baseline_policy(
+    target: SkillPackage,
+    support: list[SkillPackage],
+    decoys: list[SkillPackage],
+    siblings: list[SkillPackage] | None = None,
+) -> str:
+    def names(skills: list[SkillPackage]) -> str:
+        return ", ".join(f"{s.name}@{s.short_hash}" for s in skills) or "none"
+
+    sib = f", sibling skills [{names(siblings)}]" if siblings else ""
     return (
         f"target-withheld: the target skill {target.name}@{target.short_hash} is absent from baseline trials "
-        f"(none of its files are staged); support skills [{sup}] and decoy skills [{dec}] are visible in both "
-        "conditions; skills baked into task images are stripped"
+        f"(none of its files are staged); support skills [{names(support)}]{sib} and decoy skills [{names(decoys)}] "
+        "are visible in both conditions; skills baked into task images are stripped"
     )
 
 
@@ -161,6 +174,7 @@ def _absolute(options: EvalOptions) -> EvalOptions:
         skill=options.skill.resolve(),
         support=[p.resolve() for p in options.support],
         decoys=[p.resolve() for p in options.decoys],
+        siblings=[p.resolve() for p in options.siblings],
         tasks=[p.resolve() for p in options.tasks],
         targets=options.targets.resolve() if options.targets else None,
         out=options.out.resolve(),
@@ -171,7 +185,7 @@ def write_plan(options: EvalOptions, run_dir: Path) -> Path:
     """eval_plan.json: the options the run was started with (the source of `--resume`)."""
     path = run_dir / PLAN_FILE
     data = TypeAdapter(EvalOptions).dump_python(options, mode="json")
-    path.write_text(json.dumps({"schema": "skillworks.eval-plan/1", "options": data}, indent=2))
+    path.write_text(json.dumps({"schema": PLAN_SCHEMA, "options": data}, indent=2))
     return path
 
 
@@ -181,7 +195,10 @@ def read_plan(run_dir: Path) -> EvalOptions:
         raise UserError(f"not an eval run directory (no {PLAN_FILE})", run_dir)
     try:
         data = json.loads(path.read_text())
-        return TypeAdapter(EvalOptions).validate_python(data["options"])
+        options = dict(data["options"])
+        if data.get("schema") == "skillworks.eval-plan/1":
+            options["case_files"] = _CASE_FILES_OF_V1.get(str(options.pop("workspace", "isolation")), "own")
+        return TypeAdapter(EvalOptions).validate_python(options)
     except (ValueError, KeyError, TypeError) as exc:
         raise UserError(f"unreadable {PLAN_FILE}: {' '.join(str(exc).split())[:200]}", path) from None
 
@@ -195,6 +212,7 @@ class _Shared:
     target: SkillPackage
     tasks: list[Task]
     support: list[SkillPackage]
+    siblings: list[SkillPackage]
     product: Product | None
     judge: GatewayJudge | None
     judge_model: str | None
@@ -224,6 +242,7 @@ async def run_eval(options: EvalOptions, console: Console | None = None, *, resu
     clash |= {s.name for s in support} & {d.name for d in decoys}
     if clash:
         raise UserError(f"skill {sorted(clash)[0]!r} is given in more than one role (target, support, decoy)")
+    found = find_siblings(source, options.workspace, options.siblings, {s.name for s in [*support, *decoys]})
     graders = _graders(options)
     run_id = options.run_id or f"eval-{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
     options = _absolute(replace(options, run_id=run_id))
@@ -234,7 +253,8 @@ async def run_eval(options: EvalOptions, console: Console | None = None, *, resu
         run_dir.mkdir(parents=True, exist_ok=True)
         write_plan(options, run_dir)
     target = evaluation_copy(source, run_dir / "staged-skills" / "target")
-    tasks = prepare_workspaces(tasks, run_dir / "workspaces", options.workspace)
+    siblings = [evaluation_copy(s, run_dir / "staged-skills" / "siblings") for s in found]
+    tasks = prepare_workspaces(tasks, run_dir / "workspaces", options.case_files)
     product: Product | None = None
     if options.targets is not None:
         product = load_product(options.targets, run_dir / "staged-skills" / "product")
@@ -242,7 +262,9 @@ async def run_eval(options: EvalOptions, console: Console | None = None, *, resu
     judge_model = judge_model_for(options)
     judge_base = options.judge_api_base if options.judge_model else options.api_base
     judge = GatewayJudge(judge_model, judge_base) if judge_model else None
-    shared = _Shared(options, source, target, tasks, support, product, judge, judge_model, graders, console, resume)
+    shared = _Shared(
+        options, source, target, tasks, support, siblings, product, judge, judge_model, graders, console, resume
+    )
 
     runs: list[EvalRun] = []
     if judge is not None:
@@ -251,7 +273,7 @@ async def run_eval(options: EvalOptions, console: Console | None = None, *, resu
         if not options.decoy_counts:
             runs.append(await _one_run(shared, run_dir, run_id, decoys, 0))
         else:
-            taken = {source.name, *(s.name for s in support)}
+            taken = {source.name, *(s.name for s in [*support, *siblings])}
             for count in options.decoy_counts:
                 choice = choose_decoys(decoys, count, run_dir / "synthetic-decoys", taken)
                 sub_id = f"{run_id}-decoys-{count}"
@@ -281,6 +303,8 @@ async def _one_run(shared: _Shared, run_dir: Path, run_id: str, decoys: list[Ski
         "skill": shared.source.name,
         "skill_path": str(shared.source.root),
         "workspace": options.workspace,
+        "sibling_names": [s.name for s in shared.siblings],
+        "case_files": options.case_files,
         "judge_model": shared.judge_model,
         "judge_provider": judge.provider if judge else None,
         "graders": [g.source for g in shared.graders],
@@ -310,10 +334,13 @@ async def _one_run(shared: _Shared, run_dir: Path, run_id: str, decoys: list[Ski
         target_skill=_ref(shared.target),
         support_skills=[_ref(s) for s in shared.support],
         decoy_skills=[_ref(d) for d in decoys],
-        baseline_policy=baseline_policy(shared.target, shared.support, decoys),
+        sibling_skills=[_ref(s) for s in shared.siblings],
+        baseline_policy=baseline_policy(shared.target, shared.support, decoys, shared.siblings),
         extra={"eval": eval_extra},
     )
-    skill_set = SkillSet(target=shared.target, support=tuple(shared.support), decoys=tuple(decoys))
+    skill_set = SkillSet(
+        target=shared.target, support=tuple(shared.support), decoys=tuple(decoys), siblings=tuple(shared.siblings)
+    )
     grader = EvalGrader(
         run_dir,
         skill_set,
@@ -345,7 +372,7 @@ def _check_skills_unchanged(spec: ExperimentSpec, run_dir: Path) -> None:
     old = RunStore(run_dir).read_spec()
 
     def refs(s: ExperimentSpec) -> set[tuple[str, str]]:
-        items = {(r.name, r.package_hash) for r in [*s.support_skills, *s.decoy_skills]}
+        items = {(r.name, r.package_hash) for r in [*s.support_skills, *s.decoy_skills, *s.sibling_skills]}
         if s.target_skill is not None:
             items.add((s.target_skill.name, s.target_skill.package_hash))
         return items

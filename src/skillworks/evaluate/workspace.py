@@ -1,9 +1,11 @@
-"""Workspaces for evals.json cases, and the evaluation copy of the target skill.
+"""Input files of evals.json cases (``--case-files``), and the evaluation copy of the target skill.
 
-- ``isolation``: each case gets a fresh workspace holding only its own ``files`` (at their paths
-  relative to the skill root);
-- ``group``: every case's workspace holds the files of all cases of the skill (one shared seed
-  directory; each trial still gets its own fresh copy of it).
+- ``own``: each case gets a fresh workspace holding only its own ``files`` (at their paths relative to
+  the skill root);
+- ``all``: every case's workspace holds the files of all cases of the skill (one shared seed directory;
+  each trial still gets its own fresh copy of it).
+
+(Which *skills* a trial sees — the ACES isolation and group workspaces — is `skillworks.evaluate.siblings`.)
 
 The target skill is staged from a copy without its evaluation assets (``evals/`` and ``EVAL.md``), so the
 agent never sees the cases' ground truth or expected behaviour.
@@ -19,8 +21,8 @@ from typing import Literal
 from skillworks.skills.package import SkillPackage, load_skill
 from skillworks.tasks.model import Task
 
-WorkspaceMode = Literal["isolation", "group"]
-GROUP_DIR = "_group"
+CaseFiles = Literal["own", "all"]
+ALL_CASES_DIR = "_all-cases"
 EVAL_ASSETS = ("evals", "EVAL.md")
 
 
@@ -36,7 +38,7 @@ def _copy_files(skill_root: Path, files: Sequence[str], dest: Path) -> None:
             shutil.copy2(src, target)
 
 
-def prepare_workspaces(tasks: Sequence[Task], dest: Path, mode: WorkspaceMode) -> list[Task]:
+def prepare_workspaces(tasks: Sequence[Task], dest: Path, case_files: CaseFiles) -> list[Task]:
     """Materialise each evals.json case's input files under `dest` and point its environment there.
     Tasks that are not evals.json cases are returned unchanged."""
     out: list[Task] = []
@@ -49,8 +51,8 @@ def prepare_workspaces(tasks: Sequence[Task], dest: Path, mode: WorkspaceMode) -
         if ev is None:
             out.append(task)
             continue
-        if mode == "group":
-            seed = dest / GROUP_DIR / task.root.name
+        if case_files == "all":
+            seed = dest / ALL_CASES_DIR / task.root.name
             if not seed.exists():
                 _copy_files(task.root, sorted(set(group_files[task.root])), seed)
         else:

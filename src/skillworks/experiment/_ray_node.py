@@ -160,6 +160,7 @@ async def _run_on_node(run: RunShipment, spec: TrialSpec, node_id: str) -> Trial
         target=rebase(run.skill_set.target, moves) if run.skill_set.target else None,
         support=tuple(rebase(s, moves) for s in run.skill_set.support),
         decoys=tuple(rebase(s, moves) for s in run.skill_set.decoys),
+        siblings=tuple(rebase(s, moves) for s in run.skill_set.siblings),
     )
     spec = replace(spec, task=task)
     run_dir = node_root() / "runs" / run.spec.run_id

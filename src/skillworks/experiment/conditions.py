@@ -22,11 +22,18 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class SkillSet:
-    """Skills given to an experiment beside the tasks' own: the ACES target, support and decoy skills."""
+    """Skills given to an experiment beside the tasks' own: the ACES target, support and decoy skills, and
+    the target's sibling skills (an ACES group workspace: visible wherever support skills are)."""
 
     target: SkillPackage | None = None
     support: tuple[SkillPackage, ...] = ()
     decoys: tuple[SkillPackage, ...] = ()
+    siblings: tuple[SkillPackage, ...] = ()
+
+    @property
+    def fixed(self) -> list[SkillPackage]:
+        """The skills every ACES condition shows: support, siblings and decoys."""
+        return [*self.support, *self.siblings, *self.decoys]
 
 
 @dataclass(frozen=True)
@@ -51,17 +58,17 @@ def _none(task: Task, skills: SkillSet) -> list[SkillPackage]:
 
 
 def _curated(task: Task, skills: SkillSet) -> list[SkillPackage]:
-    return [*task.skills, *skills.support, *skills.decoys] + ([skills.target] if skills.target else [])
+    return [*task.skills, *skills.fixed] + ([skills.target] if skills.target else [])
 
 
 def _with_skill(task: Task, skills: SkillSet) -> list[SkillPackage]:
     if skills.target is None:
         raise UserError("condition 'with-skill' needs a target skill")
-    return [*skills.support, *skills.decoys, skills.target]
+    return [*skills.fixed, skills.target]
 
 
 def _target_withheld(task: Task, skills: SkillSet) -> list[SkillPackage]:
-    return [*skills.support, *skills.decoys]
+    return skills.fixed
 
 
 _REGISTRY: dict[str, Condition] = {}
@@ -93,11 +100,14 @@ for _c in (
         strips_task_skills=True,
     ),
     Condition(
-        "with-skill", "ACES: support and decoy skills plus the target skill", _with_skill, strips_task_skills=True
+        "with-skill",
+        "ACES: support, sibling and decoy skills plus the target skill",
+        _with_skill,
+        strips_task_skills=True,
     ),
     Condition(
         "target-withheld",
-        "ACES baseline: support and decoy skills stay, the target skill goes",
+        "ACES baseline: support, sibling and decoy skills stay, the target skill goes",
         _target_withheld,
         strips_task_skills=True,
     ),

@@ -43,7 +43,7 @@ class RunContext:
 
     def experiment_skills(self) -> list[SkillPackage]:
         s = self.skill_set
-        return [*s.support, *s.decoys, *([s.target] if s.target else [])]
+        return [*s.fixed, *([s.target] if s.target else [])]
 
     def hide_paths(self) -> list[Path]:
         """No agent may read any task's tests or solution, nor a skill its condition withholds."""

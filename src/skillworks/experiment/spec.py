@@ -85,6 +85,9 @@ class ExperimentSpec(BaseModel):
     target_skill: SkillRef | None = None
     support_skills: list[SkillRef] = Field(default_factory=list)
     decoy_skills: list[SkillRef] = Field(default_factory=list)
+    sibling_skills: list[SkillRef] = Field(
+        default_factory=list, description="the target's sibling skills (an ACES group workspace)"
+    )
     baseline_policy: str | None = Field(default=None, description="what the baseline condition withholds")
     warnings: list[str] = Field(
         default_factory=list, description="said loudly at run start and in reports, e.g. sandbox limits not enforced"

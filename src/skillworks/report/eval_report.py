@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from skillworks.errors import UserError
+from skillworks.report.eval_routing import RoutingRow, routing_markdown, routing_rows
 from skillworks.results import TrialResult
 from skillworks.stats.intervals import Interval
 from skillworks.stats.lift import (
@@ -150,6 +151,7 @@ class AuditRow(BaseModel):
     support_present: int
     decoys_present: int
     missing_audit: int
+    siblings_present: int = 0
 
 
 class EvalSummary(BaseModel):
@@ -160,7 +162,9 @@ class EvalSummary(BaseModel):
     agents: list[str]
     providers: list[str]
     judge_model: str | None
-    workspace: str | None
+    workspace: str | None = Field(description="ACES workspace: isolation (the target alone) or group (with siblings)")
+    siblings: list[str] = Field(default_factory=list, description="the target's sibling skills (group workspace)")
+    case_files: str | None = Field(default=None, description="input files of evals.json cases: own or all")
     trials_per_case: int
     planned: int
     recorded: int
@@ -176,6 +180,9 @@ class EvalSummary(BaseModel):
     notes: list[str] = Field(default_factory=list)
     weights: dict[str, float] = Field(default_factory=dict, description="metric -> weight in overall (1 unless set)")
     unscored: list[UnscoredRow] = Field(default_factory=list, description="trials without an overall score")
+    routing: list[RoutingRow] = Field(
+        default_factory=list, description="group workspace: which skill (target or sibling) the agent loaded"
+    )
 
 
 def _ci(interval: Interval | None) -> tuple[float, float] | None:
@@ -339,6 +346,7 @@ def _audit(run: _Run, baselines: set[str], base: Path) -> dict[str, AuditRow]:
     target = (spec.get("target_skill") or {}).get("name")
     support = {s["name"] for s in spec.get("support_skills") or []}
     decoys = {s["name"] for s in spec.get("decoy_skills") or []}
+    siblings = {s["name"] for s in spec.get("sibling_skills") or []}
     rows: dict[str, AuditRow] = {}
     for r in run.results:
         if r.condition not in baselines:
@@ -358,6 +366,7 @@ def _audit(run: _Run, baselines: set[str], base: Path) -> dict[str, AuditRow]:
         row.target_absent += int(target not in visible)
         row.support_present += int(support <= visible)
         row.decoys_present += int(decoys <= visible)
+        row.siblings_present += int(siblings <= visible)
     return rows
 
 
@@ -446,7 +455,8 @@ def build_eval_summary(
     for run in runs:
         for cond, row in _audit(run, baselines, base).items():
             if cond in audit:
-                for key in ("trials", "target_absent", "support_present", "decoys_present", "missing_audit"):
+                for key in ("trials", "target_absent", "support_present", "decoys_present", "siblings_present",
+                            "missing_audit"):  # fmt: skip
                     setattr(audit[cond], key, getattr(audit[cond], key) + getattr(row, key))
             else:
                 audit[cond] = row
@@ -489,6 +499,8 @@ def build_eval_summary(
         providers=providers,
         judge_model=ev.get("judge_model"),
         workspace=ev.get("workspace"),
+        siblings=list(dict.fromkeys(n for run in runs for n in run.ev.get("sibling_names") or [])),
+        case_files=ev.get("case_files"),
         trials_per_case=trials,
         planned=planned,
         recorded=len(results),
@@ -504,6 +516,7 @@ def build_eval_summary(
         notes=notes,
         weights=weights,
         unscored=unscored,
+        routing=routing_rows((run.spec, run.results) for run in runs),
     )
 
 
@@ -532,11 +545,21 @@ def _metric_table(rows: Sequence[MetricRow]) -> list[str]:
     return out
 
 
+def _workspace(s: EvalSummary) -> str:
+    """e.g. ``group (target + siblings a, b)``; case input files after a semicolon."""
+    text = s.workspace or "–"
+    if s.workspace == "group":
+        text += f" (target + siblings {', '.join(s.siblings) or '–'})"
+    elif s.workspace == "isolation":
+        text += " (the target alone)"
+    return text + (f"; case files {s.case_files}" if s.case_files else "")
+
+
 def render_eval_markdown(s: EvalSummary) -> str:
     lines = [f"# Eval report: {s.skill or s.run_id}", ""]
     lines.append(
         f"run `{s.run_id}` · agents {', '.join(s.agents)} · providers {', '.join(s.providers) or '–'} · judge "
-        f"{s.judge_model or '–'} · workspace {s.workspace or '–'} · {s.trials_per_case} trial(s) per case · "
+        f"{s.judge_model or '–'} · workspace {_workspace(s)} · {s.trials_per_case} trial(s) per case · "
         f"{s.recorded}/{s.planned} trials recorded, {s.errored} errored, {s.graded} graded · decoys visible "
         f"{s.decoys_visible} · wall {_f(s.wall_sec)} s"
     )
@@ -597,16 +620,17 @@ def render_eval_markdown(s: EvalSummary) -> str:
         lines += ["## pass@k", "", "| condition | k | pass@k | cases |", "|---|---:|---:|---:|"]
         lines += [f"| {p.condition} | {p.k} | {_f(p.value)} | {p.n_cases} |" for p in s.pass_at_k]
         lines += ["", f"success: verifier reward 1, else overall ≥ {s.pass_threshold:g}", ""]
+    lines += routing_markdown(s.routing)
     if s.audit:
         lines += [
             "## Baseline audit (skills.json)",
             "",
-            "| condition | trials | target absent | support present | decoys present | no audit |",
-            "|---|---:|---:|---:|---:|---:|",
+            "| condition | trials | target absent | support present | siblings present | decoys present | no audit |",
+            "|---|---:|---:|---:|---:|---:|---:|",
         ]
         lines += [
-            f"| {a.condition} | {a.trials} | {a.target_absent} | {a.support_present} | {a.decoys_present} "
-            f"| {a.missing_audit} |"
+            f"| {a.condition} | {a.trials} | {a.target_absent} | {a.support_present} | {a.siblings_present} "
+            f"| {a.decoys_present} | {a.missing_audit} |"
             for a in s.audit
         ]
         lines.append("")

@@ -89,7 +89,7 @@ def test_trials_are_graded_not_errors(run: Path) -> None:
         assert behavior["assertions"] and all(a["evidence"] for a in behavior["assertions"])
         judge_calls = (trial / "judge.jsonl").read_text().splitlines()
         assert len(judge_calls) == 1 + len(behavior["assertions"])  # accuracy + one per assertion
-        # isolation workspace: the case's own input file only (downloaded for the custom grader)
+        # --case-files own: the case's own input file only (downloaded for the custom grader)
         assert r["metrics"]["grader.files_seen.n_files"] == 1.0
         assert (trial / "workspace" / "evals" / "files").is_dir()
     by = {(r["task_id"].split("--")[1], r["condition"]): r["metrics"] for r in results}
@@ -120,7 +120,7 @@ def test_baseline_audit_target_absent_support_and_decoys_present(run: Path) -> N
     summary = json.loads((run / "eval_summary.json").read_text())
     assert summary["audit"] == [
         {"condition": "target-withheld", "trials": 3, "target_absent": 3, "support_present": 3,
-         "decoys_present": 3, "missing_audit": 0}
+         "decoys_present": 3, "missing_audit": 0, "siblings_present": 3}
     ]  # fmt: skip
 
 

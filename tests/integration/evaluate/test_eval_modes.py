@@ -1,4 +1,4 @@
-"""Product mode (targets + pass@k), the visible-skill stress test and group workspaces, end to end in the
+"""Product mode (targets + pass@k), the visible-skill stress test and shared case files, end to end in the
 local sandbox. The model provider is the gateway's scripted provider (agent and judge); nothing else is
 faked."""
 
@@ -78,7 +78,7 @@ async def test_product_mode_targets_and_pass_at_k(tmp_path: Path) -> None:
     assert skill_row["lift"] == pytest.approx(1.0)  # the skill target activates the skill; the baseline cannot
 
 
-async def test_decoy_stress_tops_up_with_synthetic_decoys_and_group_workspace(tmp_path: Path) -> None:
+async def test_decoy_stress_tops_up_with_synthetic_decoys_and_shares_case_files(tmp_path: Path) -> None:
     options = EvalOptions(
         skill=EX / "skills" / "csv-column-stats",
         support=[EX / "support" / "json-basics"],
@@ -86,7 +86,7 @@ async def test_decoy_stress_tops_up_with_synthetic_decoys_and_group_workspace(tm
         model=f"scripted/{EX / 'scripts' / 'csv-agent.yaml'}",
         judge_model=f"scripted/{EX / 'scripts' / 'csv-judge.yaml'}",
         decoy_counts=[1, 4],
-        workspace="group",
+        case_files="all",
         graders=[],
         out=tmp_path / "runs",
         run_id="stress",
@@ -113,8 +113,8 @@ async def test_decoy_stress_tops_up_with_synthetic_decoys_and_group_workspace(tm
     md = (root / "decoys-4" / "eval_report.md").read_text()
     assert "3 of 4 decoy skills were synthetic" in md
     assert "| 4 | 3 |" in (root / "decoy_stress.md").read_text()
-    # group workspace: every case is seeded from one shared directory holding all cases' files
-    assert (root / "workspaces" / "_group" / "csv-column-stats" / "evals" / "files" / "sales.csv").is_file()
+    # --case-files all: every case is seeded from one shared directory holding all cases' files
+    assert (root / "workspaces" / "_all-cases" / "csv-column-stats" / "evals" / "files" / "sales.csv").is_file()
     assert not (root / "workspaces" / "csv-column-stats--1").exists()
 
 

@@ -114,6 +114,7 @@ def test_single_run_numbers_unpaired_errors_reward_and_passk(tmp_path: Path) -> 
         "support_present": 5,
         "decoys_present": 5,
         "missing_audit": 0,
+        "siblings_present": 5,
     }
     md = render_eval_markdown(s)
     assert "Verifier reward (beside the metrics)" in md and "`alpha--c` (builtin-a): no score for the baseline" in md

@@ -51,12 +51,12 @@ def _files(d: Path | None) -> list[str]:
     return sorted(p.relative_to(d).as_posix() for p in d.rglob("*") if p.is_file())
 
 
-def test_isolation_and_group_workspaces(tmp_path: Path) -> None:
+def test_case_files_own_and_all(tmp_path: Path) -> None:
     tasks = load_eval_cases(_two_case_skill(tmp_path))
-    iso = prepare_workspaces(tasks, tmp_path / "iso", "isolation")
+    iso = prepare_workspaces(tasks, tmp_path / "iso", "own")
     assert [_files(t.environment.dir) for t in iso] == [["evals/files/a.txt"], ["evals/files/b/inner.txt"], []]
     assert [t.content_hash for t in iso] == [t.content_hash for t in tasks]  # seeding does not change identity
-    group = prepare_workspaces(tasks, tmp_path / "grp", "group")
+    group = prepare_workspaces(tasks, tmp_path / "grp", "all")
     assert len({t.environment.dir for t in group}) == 1
     assert _files(group[0].environment.dir) == ["evals/files/a.txt", "evals/files/b/inner.txt"]
 
