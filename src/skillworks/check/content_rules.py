@@ -7,6 +7,7 @@ import hashlib
 import re
 from pathlib import PurePosixPath
 
+from skillworks.check.lowered import CaselessPattern, lower_same_offsets
 from skillworks.check.model import Finding
 from skillworks.check.reader import SkillFile, SkillSource
 from skillworks.check.rules import finding
@@ -115,26 +116,27 @@ _STOP = frozenset(
         "etc",
     ]
 )
-_ERROR_GUIDANCE = re.compile(
+# searched case-insensitively (see lowered.py): SKILL.md and long reference files, for every skill
+_ERROR_GUIDANCE = CaselessPattern(
     r"\b(if (it|this|that|the \w+|\w+) (fails?|errors?|is missing|does not|doesn't|cannot|can't)|on (failure|error)|"
     r"troubleshoot\w*|error handling|errors?\b.{0,40}\b(retry|fall ?back|instead)|fall ?back|when .{0,40}fails?|"
     r"common (errors|problems|issues)|if .{0,60}(not found|missing|invalid|fails?|errors?)|"
     r"exits? with (a )?(non-zero|status [1-9])|^#{1,6}\s.*\b(errors?|troubleshooting|failures?|fallbacks?|recovery)\b)",
-    re.I | re.M,
+    re.M,
 )
-_VALIDATION = re.compile(
+_VALIDATION = CaselessPattern(
     r"\b(verify|verif(y|ies|ied|ication)|validat\w+|check (that|the (output|result))|sanity[- ]check|"
-    r"confirm (that|the)|run the tests?|assert|make sure|double-check)",
-    re.I,
+    r"confirm (that|the)|run the tests?|assert|make sure|double-check)"
 )
-_LIMITATIONS = re.compile(
+_LIMITATIONS = CaselessPattern(
     r"\b(limitations?|do not use|don't use|not suitable|not for\b|caveats?|known issues|out of scope|"
-    r"when not to use|does not (support|handle|work)|unsupported|cannot handle)",
-    re.I,
+    r"when not to use|does not (support|handle|work)|unsupported|cannot handle)"
 )
 _HOME_PATH = re.compile(r"(?<![\w.])(/Users/[A-Za-z][\w.-]*|/home/(?!user\b)[a-z][\w.-]*|C:\\\\?Users\\\\?\w+)")
 _PIP_INSTALL = re.compile(r"\b(?:pip3?|uv pip|python3? -m pip) install ((?:[^\n;&|#`]*))")
 _NPM_INSTALL = re.compile(r"\bnpm (?:install|i)(?: -g| --global| -D| --save-dev)* ((?:[^\n;&|#`]*))")
+_PIP_PINNED = re.compile(r"(==|~=|\.whl$|^-|^\.|/|\[)")
+_NPM_PINNED = re.compile(r"(^-|.@\d|^\.|/)")
 
 
 # words before a bare path that make it a file of the user's project, not of the skill ("save the plan to docs/...")
@@ -280,6 +282,10 @@ def _strip_code(body: str) -> str:
     return re.sub(r"```.*?```", " ", body, flags=re.S)
 
 
+def _indented_or_example(prose: str) -> bool:
+    return bool(re.search(r"^(    |\t)\S", prose, re.M) or re.search(r"\bexample", prose, re.I))
+
+
 def check_body(src: SkillSource) -> list[Finding]:
     """body-empty, body-no-structure, reliability guidance in the prose, home paths, pinned installs."""
     rel, body = src.skill_md_rel, src.body
@@ -288,12 +294,16 @@ def check_body(src: SkillSource) -> list[Finding]:
     if len(body.strip()) < 20:
         return [finding("body-empty", "SKILL.md has no instructions below the frontmatter", rel, src.body_start_line)]
     out: list[Finding] = []
-    prose = _strip_code(body)
     texts = [body, *(f.text for f in src.files if f.text is not None and f.is_reference)]
-    all_text = "\n".join(texts)
+    lows: dict[int, str | None] = {}  # lower-cased texts, made when first searched
 
-    def anywhere(regex: re.Pattern[str]) -> bool:  # SKILL.md first: most skills answer there, refs are long
-        return any(regex.search(t) for t in texts)
+    def anywhere(regex: CaselessPattern) -> bool:  # SKILL.md first: most skills answer there, refs are long
+        for i, t in enumerate(texts):
+            if i not in lows:
+                lows[i] = lower_same_offsets(t)
+            if regex.search(t, lows[i]):
+                return True
+        return False
 
     if not re.search(r"^#{1,6} \S", body, re.M):
         out.append(finding("body-no-structure", "no Markdown headings in SKILL.md", rel))
@@ -303,11 +313,7 @@ def check_body(src: SkillSource) -> list[Finding]:
         out.append(finding("no-validation-step", "no step verifies the result", rel))
     if not anywhere(_LIMITATIONS):
         out.append(finding("no-limitations", "no limitations or 'when not to use' stated", rel))
-    if (
-        "```" not in all_text
-        and not re.search(r"^(    |\t)\S", prose, re.M)
-        and not re.search(r"\bexample", prose, re.I)
-    ):
+    if not any("```" in t for t in texts) and not _indented_or_example(_strip_code(body)):
         out.append(finding("no-examples", "no example or code block", rel))
     for f in [None, *src.files]:
         text = body if f is None else f.text
@@ -315,7 +321,7 @@ def check_body(src: SkillSource) -> list[Finding]:
             continue
         frel = rel if f is None else f.rel
         start = src.body_start_line if f is None else 1
-        m = _HOME_PATH.search(text)
+        m = _HOME_PATH.search(text) if "/home/" in text or "Users" in text else None  # literals of every match
         if m:
             out.append(
                 finding(
@@ -338,10 +344,12 @@ def check_body(src: SkillSource) -> list[Finding]:
 
 def _unpinned_installs(text: str, rel: str | None, start: int) -> list[Finding]:
     out: list[Finding] = []
-    for regex, pinned in (
-        (_PIP_INSTALL, re.compile(r"(==|~=|\.whl$|^-|^\.|/|\[)")),
-        (_NPM_INSTALL, re.compile(r"(^-|.@\d|^\.|/)")),
+    for literal, regex, pinned in (
+        (" install ", _PIP_INSTALL, _PIP_PINNED),
+        ("npm i", _NPM_INSTALL, _NPM_PINNED),
     ):
+        if literal not in text:  # every match holds this literal: skip the regex pass over the text
+            continue
         for m in regex.finditer(text):
             pkgs = [p.strip("\"'") for p in m.group(1).split()]
             if "-r" in pkgs or "--requirement" in pkgs:

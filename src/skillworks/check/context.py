@@ -62,19 +62,33 @@ class TextMap:
         self.text = text
         self.start_line = start_line
         self.base = file_context(rel)
-        self._line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
-        self._fences: list[tuple[int, int]] = []
-        if self.base is Context.PROSE and ("```" in text or "~~~" in text):
-            opened: tuple[int, str] | None = None
-            for m in _FENCE.finditer(text):
-                mark = m.group(1)
-                if opened is None:
-                    opened = (m.start(), mark)
-                elif mark[0] == opened[1][0] and len(mark) >= len(opened[1]):
-                    self._fences.append((opened[0], m.end()))
-                    opened = None
-            if opened is not None:
-                self._fences.append((opened[0], len(text)))
+        # built on first use: most texts have no match at all, and these passes cost more than the search
+        self._starts: list[int] | None = None
+        self._fence_spans: list[tuple[int, int]] | None = None
+
+    @property
+    def _line_starts(self) -> list[int]:
+        if self._starts is None:
+            self._starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
+        return self._starts
+
+    @property
+    def _fences(self) -> list[tuple[int, int]]:
+        if self._fence_spans is None:
+            text, fences = self.text, []
+            if self.base is Context.PROSE and ("```" in text or "~~~" in text):
+                opened: tuple[int, str] | None = None
+                for m in _FENCE.finditer(text):
+                    mark = m.group(1)
+                    if opened is None:
+                        opened = (m.start(), mark)
+                    elif mark[0] == opened[1][0] and len(mark) >= len(opened[1]):
+                        fences.append((opened[0], m.end()))
+                        opened = None
+                if opened is not None:
+                    fences.append((opened[0], len(text)))
+            self._fence_spans = fences
+        return self._fence_spans
 
     def line_index(self, pos: int) -> int:
         return bisect_right(self._line_starts, pos) - 1

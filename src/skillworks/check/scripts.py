@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 import warnings
+from collections.abc import Iterator
 
 from skillworks.check.model import Finding
 from skillworks.check.reader import SkillFile, SkillSource
@@ -12,6 +13,22 @@ from skillworks.check.rules import finding
 
 _SHELL_USAGE = re.compile(r"usage|--help|\b-h\)|getopts", re.I)
 _SHELL_ERRORS = re.compile(r"^\s*set\s+-[a-z]*e|set -o errexit|\|\|\s*(exit|return|die|fail)|\btrap\b|if\s+!", re.M)
+
+
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """Every statement of a module, at any depth (with except handlers and match cases), without visiting
+    expressions: imports and try blocks are statements, and a full ast.walk costs several times more."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for name in _BLOCKS:
+            children = getattr(node, name, None)
+            if children:
+                stack.extend(children)
 
 
 def _python_findings(f: SkillFile, text: str) -> list[Finding]:
@@ -28,7 +45,7 @@ def _python_findings(f: SkillFile, text: str) -> list[Finding]:
     out: list[Finding] = []
     names: set[str] = set()
     has_try = False
-    for node in ast.walk(tree):
+    for node in _statements(tree.body):
         if isinstance(node, ast.Try | ast.TryStar):
             has_try = True
         elif isinstance(node, ast.Import):

@@ -41,6 +41,8 @@ from detect_secrets.plugins.stripe import StripeDetector
 from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 
+from skillworks.check.lowered import CaselessPattern, lower_same_offsets
+
 
 @dataclass(frozen=True)
 class SecretHit:
@@ -62,7 +64,8 @@ class _Extra(RegexBasedDetector):
     )
 
 
-# (lowercase substrings of which one must occur in the text, plugin)
+# (lowercase substrings of which one must occur on a match's line or the line before, plugin); the
+# triggers of _CASED plugins are looked up as written (their regexes are case-sensitive)
 _PLUGINS: tuple[tuple[tuple[str, ...], RegexBasedDetector], ...] = (
     (("akia", "asia", "abia", "acca", "a3t", "aws"), AWSKeyDetector()),
     (("accountkey=",), AzureStorageKeyDetector()),
@@ -79,16 +82,16 @@ _PLUGINS: tuple[tuple[tuple[str, ...], RegexBasedDetector], ...] = (
     (("pypi-",), PypiTokenDetector()),
     (("_authtoken",), NpmDetector()),
     (("sg.",), SendGridDetector()),
-    (("ac", "sk"), TwilioKeyDetector()),
+    (("AC", "SK"), TwilioKeyDetector()),
     (("discord",), DiscordBotTokenDetector()),
     (("telegram", "bot"), TelegramBotTokenDetector()),
     (("-us",), MailchimpDetector()),
     (("sk-", "aiza", "github_pat_"), _Extra()),
 )
-_ASSIGN = re.compile(
+_CASED = frozenset({"Twilio API Key"})
+_ASSIGN = CaselessPattern(
     r"\b(api[_-]?key|secret(?:[_-]?key)?|access[_-]?token|auth[_-]?token|client[_-]?secret|password|passwd)\b"
-    r"[\"']?\s*[:=]\s*[\"']([^\"'\s]{12,})[\"']",
-    re.I,
+    r"[\"']?\s*[:=]\s*[\"']([^\"'\s]{12,})[\"']"
 )
 _PLACEHOLDER_WORDS = re.compile(
     r"example|sample|dummy|fake|placeholder|your|xxx|changeme|change_me|redacted|replace|insert|secret_here|"
@@ -160,13 +163,16 @@ def _private_key_body(text: str, end: int) -> bool:
     return len(_KEY_BODY.findall(following)) >= 2 and "..." not in following[:400]
 
 
-def _trigger_spans(text: str, low: str, triggers: tuple[str, ...]) -> list[tuple[int, int]]:
-    """The lines (start, end) holding a trigger, merged; the whole text when triggers are on most lines or
-    when lower() changed the text's length."""
+def _trigger_spans(text: str, low: str, triggers: tuple[str, ...], cased: bool = False) -> list[tuple[int, int]]:
+    """The lines (start, end) holding a trigger (in `text` when `cased`, else in `low`) with the line before;
+    the whole text when triggers are on most lines, are short (lower-case), or when lower() changed the
+    text's length."""
+    if cased:
+        low = text
     found = [t for t in triggers if t in low]
     if not found:
         return []
-    if len(low) != len(text) or any(len(t) < 3 for t in found):
+    if len(low) != len(text) or (not cased and any(len(t) < 3 for t in found)):
         return [(0, len(text))]
     lines: set[tuple[int, int]] = set()
     for t in found:
@@ -183,12 +189,13 @@ def _trigger_spans(text: str, low: str, triggers: tuple[str, ...]) -> list[tuple
     return sorted(lines)
 
 
-def find_secrets(text: str) -> Iterator[SecretHit]:
-    """Every credential-shaped string in `text`, with why it looks like a placeholder when it does."""
-    low = text.lower()
+def find_secrets(text: str, low: str | None = None) -> Iterator[SecretHit]:
+    """Every credential-shaped string in `text`, with why it looks like a placeholder when it does. `low` is
+    `text.lower()` if the caller has it."""
+    low = text.lower() if low is None else low
     seen: set[tuple[int, str]] = set()
     for triggers, plugin in _PLUGINS:
-        spans = _trigger_spans(text, low, triggers)
+        spans = _trigger_spans(text, low, triggers, plugin.secret_type in _CASED)
         if not spans:
             continue
         for regex, (start_at, end_at) in ((r, span) for r in plugin.denylist for span in spans):
@@ -212,10 +219,10 @@ def find_secrets(text: str) -> Iterator[SecretHit]:
                     continue
                 yield SecretHit(kind, value, start, placeholder_reason(value, kind))
     if any(t in low for t in ("key", "secret", "token", "passw")):
-        for m in _ASSIGN.finditer(text):
-            value = m.group(2)
+        for m in _ASSIGN.finditer(text, lower_same_offsets(text, low)):
+            value = text[m.start(2) : m.end(2)]
             if not (re.search(r"\d", value) and re.search(r"[A-Za-z]", value)):
                 continue
             if any(abs(s - m.start(2)) < 80 and v in value for s, v in seen):
                 continue  # already reported as a known token shape
-            yield SecretHit(f"hard-coded {m.group(1)}", value, m.start(), placeholder_reason(value))
+            yield SecretHit(f"hard-coded {text[m.start(1) : m.end(1)]}", value, m.start(), placeholder_reason(value))

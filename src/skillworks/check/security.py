@@ -368,7 +368,7 @@ def scan_text(text: str, rel: str | None, start_line: int = 1, *, topic: str | N
             )
     if not text.isascii():
         out.extend(_invisible(text, tm, rel))
-    for hit in find_secrets(text):
+    for hit in find_secrets(text, low):
         spot = tm.spot(hit.start, hit.start + len(hit.value), cue_lines=0)
         a = assess("sec-secret", spot, HIGH, topic)
         if hit.placeholder:
