@@ -36,10 +36,20 @@ def _load_sibling(path: Path, target: SkillPackage) -> SkillPackage:
     return sibling
 
 
+def _load_found(path: Path) -> SkillPackage:
+    try:
+        return load_skill(path)
+    except SkillError as exc:
+        raise UserError(
+            f"--workspace group: sibling skill cannot be loaded: {exc.message} (name the siblings with --sibling DIR)",
+            exc.path or path,
+        ) from None
+
+
 def _collection(target: SkillPackage, taken: Collection[str]) -> list[SkillPackage]:
     root = target.root.resolve()
     found = [
-        load_skill(d)
+        _load_found(d)
         for d in sorted(root.parent.iterdir())
         if d.is_dir() and d.resolve() != root and (d / "SKILL.md").is_file()
     ]

@@ -23,7 +23,9 @@ class RoutingRow(BaseModel):
     sibling_loaded: int = Field(description="trials that loaded at least one sibling")
     sibling_only: int = Field(description="trials that loaded a sibling but not the target (a misroute)")
     none_loaded: int = Field(description="trials that loaded neither the target nor a sibling")
-    by_sibling: dict[str, int] = Field(default_factory=dict, description="sibling -> trials that loaded it")
+    by_sibling: dict[str, int] = Field(
+        default_factory=dict, description="sibling -> trials that loaded it (siblings never loaded are left out)"
+    )
 
 
 def loaded_skills(result: TrialResult) -> set[str]:
@@ -35,7 +37,9 @@ def loaded_skills(result: TrialResult) -> set[str]:
 def routing_rows(runs: Iterable[tuple[dict[str, Any], Sequence[TrialResult]]]) -> list[RoutingRow]:
     """Per condition, over the runs given as (experiment.json, results) with siblings staged."""
     rows: dict[str, RoutingRow] = {}
+    order: list[str] = []
     for spec, results in runs:
+        order += [c for c in spec.get("conditions") or [] if c not in order]
         siblings = sorted((spec.get("extra") or {}).get("eval", {}).get("sibling_names") or [])
         target = (spec.get("target_skill") or {}).get("name")
         if not siblings:
@@ -63,9 +67,9 @@ def routing_rows(runs: Iterable[tuple[dict[str, Any], Sequence[TrialResult]]]) -
             row.sibling_loaded += int(bool(hit_siblings))
             row.sibling_only += int(bool(hit_siblings) and not hit_target)
             row.none_loaded += int(not hit_target and not hit_siblings)
-            for s in siblings:
-                row.by_sibling[s] = row.by_sibling.get(s, 0) + int(s in hit_siblings)
-    return list(rows.values())
+            for s in hit_siblings:
+                row.by_sibling[s] = row.by_sibling.get(s, 0) + 1
+    return sorted(rows.values(), key=lambda row: order.index(row.condition) if row.condition in order else len(order))
 
 
 def routing_markdown(rows: Sequence[RoutingRow]) -> list[str]:

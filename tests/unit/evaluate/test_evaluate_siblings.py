@@ -78,17 +78,23 @@ def _result(condition: str, invoked: list[str], scripts: list[str] = [], error: 
 
 
 def test_routing_counts_target_sibling_and_misroutes() -> None:
-    spec = {"target_skill": {"name": "target"}, "extra": {"eval": {"sibling_names": ["beta", "alpha"]}}}
+    spec = {
+        "conditions": ["with-skill", "target-withheld"],
+        "target_skill": {"name": "target"},
+        "extra": {"eval": {"sibling_names": ["beta", "alpha", "gamma"]}},
+    }
     results = [
+        _result("target-withheld", ["alpha"]),
         _result("with-skill", ["target"]),
         _result("with-skill", ["target", "alpha"]),
         _result("with-skill", [], ["beta/scripts/run.py"]),  # a sibling's script: a misroute
         _result("with-skill", []),
         _result("with-skill", ["beta"], error=True),  # errored trials are left out
     ]
-    (row,) = routing_rows([(spec, results)])
+    row, baseline = routing_rows([(spec, results)])  # in the conditions' order
     assert (row.trials, row.target_loaded, row.sibling_loaded, row.sibling_only, row.none_loaded) == (4, 2, 2, 1, 1)
-    assert row.by_sibling == {"alpha": 1, "beta": 1}
+    assert row.by_sibling == {"alpha": 1, "beta": 1}  # gamma, never loaded, is left out
+    assert (baseline.condition, baseline.sibling_only, baseline.by_sibling) == ("target-withheld", 1, {"alpha": 1})
     assert routing_rows([({"extra": {"eval": {"sibling_names": []}}}, results)]) == []  # isolation: no table
 
 
@@ -146,4 +152,16 @@ def test_cli_group_without_siblings(
     assert capsys.readouterr().err.strip() == (
         f"error: {target.parent}: --workspace group: no sibling skill beside the target (another directory here "
         "with a SKILL.md); give --sibling DIR"
+    )
+
+
+def test_cli_group_with_a_broken_skill_beside_the_target(
+    collection: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = _skill(collection, "gamma")
+    (broken / "SKILL.md").write_text("---\nname: other\ndescription: d\n---\n")
+    assert _cli(monkeypatch, str(collection / "target"), "--workspace", "group") == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: {broken}/SKILL.md: --workspace group: sibling skill cannot be loaded: skill name 'other' does not "
+        "match its directory name 'gamma' (name the siblings with --sibling DIR)"
     )
