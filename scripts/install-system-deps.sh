@@ -2,7 +2,7 @@
 # Installs the system packages skillworks needs. `demo`: bubblewrap (the local sandbox).
 # `test`: everything the test suite uses, so nothing is skipped: bubblewrap, podman + runc and a
 # debootstrapped base image (container backend), shellcheck (script lint), node/npm (agent CLIs),
-# chromium (headless rendering test of the HTML reports).
+# chromium (headless rendering test of the HTML reports), docker-registry (the --image-registry test).
 set -euo pipefail
 mode=${1:-demo}
 packages=(bubblewrap)
@@ -10,6 +10,7 @@ if [ "$mode" = test ]; then
   packages+=(podman runc uidmap slirp4netns fuse-overlayfs debootstrap shellcheck ripgrep nodejs npm git)
   packages+=(gcc libc6-dev)  # the container backend's static in-container forwarder (gcc -static)
   packages+=(chromium)  # the HTML reports are rendered in headless Chromium by tests/integration/report
+  packages+=(docker-registry)  # a local registry for the --image-registry test (started by the test itself)
 fi
 missing=()
 for p in "${packages[@]}"; do

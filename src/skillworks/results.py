@@ -82,6 +82,25 @@ class SkillSourceInfo(BaseModel):
     record: dict[str, Any] = Field(default_factory=dict)
 
 
+ImageSource = Literal["built", "pulled", "cached"]
+
+
+class ImageInfo(BaseModel):
+    """Where a container trial's image came from: built on the node, pulled from --image-registry, or
+    already there (cached); with what the registry did when one was given."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tag: str = Field(description="the local, content-keyed tag, e.g. skillworks/env:<hash16>")
+    source: ImageSource
+    seconds: float = Field(default=0.0, description="time spent pulling or building (and pushing)")
+    registry: str | None = Field(default=None, description="the --image-registry, when one was given")
+    pushed: bool | None = Field(default=None, description="pushed to the registry (None: no push attempted)")
+    registry_error: str | None = Field(
+        default=None, description="why the pull or push failed (the trial built or kept the local image)"
+    )
+
+
 class TestResult(BaseModel):
     """One test of the verifier's CTRF report."""
 
@@ -119,6 +138,7 @@ class TrialResult(BaseModel):
     skill_source: SkillSourceInfo | None = Field(
         default=None, description="set when the condition's skills were produced for the trial (not selected)"
     )
+    image: ImageInfo | None = Field(default=None, description="container backend: the trial's image")
     metrics: dict[str, float] = Field(default_factory=dict)
     tests: list[TestResult] = Field(default_factory=list)
     paths: dict[str, str] = Field(default_factory=dict, description="artifact paths relative to the run dir")

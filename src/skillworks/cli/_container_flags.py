@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from skillworks.errors import UserError
+from skillworks.sandbox.container.registry import parse_registry
 
 _PANEL = "Container backend"
 
@@ -32,6 +33,23 @@ CaBundle = Annotated[
     typer.Option(help="CA bundle mounted into builds and containers (corporate proxies)", rich_help_panel=_PANEL),
 ]
 ForceBuild = Annotated[bool, typer.Option(help="rebuild task images", rich_help_panel=_PANEL)]
+ImageRegistry = Annotated[
+    str | None,
+    typer.Option(
+        help="share task images through a registry, host[:port][/namespace]: pull before building, push after "
+        "(log in with podman/docker login)",
+        rich_help_panel=_PANEL,
+    ),
+]
+ImageRegistryTlsVerify = Annotated[
+    bool | None,
+    typer.Option(
+        "--image-registry-tls-verify/--no-image-registry-tls-verify",
+        help="verify the registry's TLS certificate (podman); default: registries.conf / the daemon's settings",
+        rich_help_panel=_PANEL,
+        show_default=False,
+    ),
+]
 
 
 def container_env_options(
@@ -43,6 +61,8 @@ def container_env_options(
     image_map: list[str] | None,
     ca_bundle: Path | None,
     force_build: bool,
+    image_registry: str | None = None,
+    image_registry_tls_verify: bool | None = None,
 ) -> dict[str, Any]:
     """Flags of the container backend as plain data (they are recorded in experiment.json); they only
     make sense with `--env container`."""
@@ -69,6 +89,12 @@ def container_env_options(
         options["ca_bundle"] = str(ca_bundle.resolve())
     if force_build:
         options["force_build"] = True
+    if image_registry is not None:
+        options["image_registry"] = parse_registry(image_registry)
+    if image_registry_tls_verify is not None:
+        if image_registry is None:
+            raise UserError("--image-registry-tls-verify / --no-image-registry-tls-verify need --image-registry")
+        options["registry_tls_verify"] = image_registry_tls_verify
     if options and env != "container":
         raise UserError(f"container options ({', '.join(sorted(options))}) need --env container")
     return options

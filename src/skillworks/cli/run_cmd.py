@@ -18,6 +18,8 @@ from skillworks.cli._container_flags import (
     ContainerRunFlags,
     ForceBuild,
     ImageMap,
+    ImageRegistry,
+    ImageRegistryTlsVerify,
     container_env_options,
 )
 from skillworks.errors import UserError
@@ -120,6 +122,8 @@ def register(app: typer.Typer) -> None:
         image_map: ImageMap = None,
         ca_bundle: CaBundle = None,
         force_build: ForceBuild = False,
+        image_registry: ImageRegistry = None,
+        image_registry_tls_verify: ImageRegistryTlsVerify = None,
         creator_skill: Annotated[
             str,
             typer.Option(
@@ -195,6 +199,8 @@ def register(app: typer.Typer) -> None:
                 image_map,
                 ca_bundle,
                 force_build,
+                image_registry,
+                image_registry_tls_verify,
             )
             spec = ExperimentSpec(
                 run_id=rid,

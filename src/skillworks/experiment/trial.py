@@ -29,6 +29,7 @@ from skillworks.experiment.sources import SkillProvision, SourceRequest, provide
 from skillworks.grading.verifier import VerifierResult, run_verifier
 from skillworks.results import (
     FailureMode,
+    ImageInfo,
     SkillSourceInfo,
     SkillUse,
     Timings,
@@ -238,6 +239,7 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         usage=usage,
         skill_use=skill_use,
         skills_staged=[f"{s.name}@{s.short_hash}" for s in skills],
+        image=_image_info(sandbox),
         skill_source=_source_info(condition, provision),
         tests=verdict.tests if verdict is not None else [],
         paths=paths,
@@ -250,6 +252,12 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         except Exception:  # grading must never lose the trial's own result
             log.exception("post-trial grading of %s failed", spec.trial_id)
     return result
+
+
+def _image_info(sandbox: Sandbox | None) -> ImageInfo | None:
+    """Where the trial's image came from, for backends that build images (an optional Sandbox hook)."""
+    hook = getattr(sandbox, "image_info", None)
+    return hook() if hook is not None else None
 
 
 def _record_harness_skills(trial_dir: Path, record: Any, outcome: AgentOutcome) -> None:

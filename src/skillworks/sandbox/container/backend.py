@@ -34,6 +34,7 @@ from pathlib import Path, PurePosixPath
 from types import TracebackType
 
 from skillworks.errors import SandboxUnavailable, UserError
+from skillworks.results import ImageInfo
 from skillworks.sandbox._process import await_exit, collect_output, kill_process, wait_or_kill
 from skillworks.sandbox.base import ExecResult, ModelChannel, SandboxBroken, SandboxCapabilities, SandboxError
 from skillworks.sandbox.container._procs import (
@@ -128,6 +129,10 @@ class ContainerSandbox:
     ) -> None:
         await self.stop()
 
+    def image_info(self) -> ImageInfo | None:
+        """Where this trial's image came from (built, pulled or cached), for the trial result."""
+        return self.image.info(self.options.image_registry) if self.image is not None else None
+
     @property
     def runtime(self) -> ContainerRuntime:
         if self._runtime is None:
@@ -151,7 +156,14 @@ class ContainerSandbox:
         self.image = await ensure_image(
             runtime,
             self.task,
-            BuildOptions(o.image_map, o.strip_skills, o.force_build, o.ca_bundle),
+            BuildOptions(
+                o.image_map,
+                o.strip_skills,
+                o.force_build,
+                o.ca_bundle,
+                registry=o.image_registry,
+                registry_tls_verify=o.registry_tls_verify,
+            ),
         )
         self.user, self.home = self.image.user, self.image.home
         allowlist = self.network.mode == "allowlist"

@@ -61,4 +61,11 @@ def preflight_container(task: Task | None = None, **options: Any) -> None:
             raise SandboxUnavailable(f"task {task.id} has no Dockerfile for the container backend", task.root)
         if not dockerfile.is_file():
             raise SandboxUnavailable("Dockerfile not found", dockerfile)
-    detect_runtime(opts.cli, global_flags=opts.global_flags, run_flags=opts.run_flags, build_flags=opts.build_flags)
+    runtime = detect_runtime(
+        opts.cli, global_flags=opts.global_flags, run_flags=opts.run_flags, build_flags=opts.build_flags
+    )
+    if opts.image_registry and opts.registry_tls_verify is False and runtime.kind == "docker":
+        raise SandboxUnavailable(
+            f"--no-image-registry-tls-verify: docker has no per-command TLS switch; list {opts.image_registry} "
+            "under insecure-registries in /etc/docker/daemon.json instead"
+        )

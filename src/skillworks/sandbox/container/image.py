@@ -25,8 +25,10 @@ from typing import Any
 
 from skillworks._tempdirs import temp_prefix
 from skillworks.errors import TaskError, UserError
+from skillworks.results import ImageInfo, ImageSource
 from skillworks.sandbox.container.build_leftovers import BUILD_OWNER_ARG, new_owner_token, stop_build
 from skillworks.sandbox.container.dockerfile import SKILLS_DIR, DockerfilePlan, inject_build_args, plan_dockerfile
+from skillworks.sandbox.container.registry import pull_image, push_image
 from skillworks.sandbox.container.runtime import ContainerRuntime, run_command
 from skillworks.tasks.model import Task
 
@@ -48,6 +50,8 @@ class BuildOptions:
     force_build: bool = False
     ca_bundle: Path | None = None
     log_dir: Path | None = None  # where build logs go (default: the cache dir)
+    registry: str | None = None  # pull before building, push after (see registry.py)
+    registry_tls_verify: bool | None = None  # None: the runtime's configuration decides
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,21 @@ class TaskImage:
     build_sec: float
     user: str = ""  # the image's USER ("" = root)
     home: str = "/root"  # $HOME of that user
+    source: ImageSource = "cached"  # built here, pulled from the registry, or already here
+    seconds: float = 0.0  # pulling or building, and pushing
+    pushed: bool | None = None  # None: no push attempted
+    registry_error: str | None = None  # why a pull or push failed
+
+    def info(self, registry: str | None) -> ImageInfo:
+        """What the trial result records about this image."""
+        return ImageInfo(
+            tag=self.tag,
+            source=self.source,
+            seconds=round(self.seconds, 3),
+            registry=registry,
+            pushed=self.pushed,
+            registry_error=self.registry_error,
+        )
 
 
 def cache_dir() -> Path:
@@ -111,6 +130,7 @@ def plan_task_image(task: Task, options: BuildOptions) -> tuple[Path, Path, Dock
 
 _BUILD_LOCKS: dict[tuple[int, str], asyncio.Lock] = {}
 _FORCE_BUILT: set[tuple[str, str]] = set()
+_IN_REGISTRY: set[tuple[str, str, str]] = set()  # (cli, registry, tag) pulled from or pushed there
 
 
 async def image_exists(runtime: ContainerRuntime, ref: str) -> bool:
@@ -167,36 +187,58 @@ def forget_image(runtime: ContainerRuntime, ref: str) -> None:
 
 
 async def ensure_image(runtime: ContainerRuntime, task: Task, options: BuildOptions) -> TaskImage:
-    """Build the task's image unless this content hash is already built (or force_build)."""
+    """Build the task's image unless this content hash is already here (or force_build). With a
+    registry: pull it from there before building, push it there after building."""
     context, dockerfile, plan, content_hash = plan_task_image(task, options)
     tag = f"{IMAGE_REPO}:{content_hash[:16]}"
     stripped = tuple(plan.skill_copies) if options.strip_skills else ()
     lock = _BUILD_LOCKS.setdefault((id(asyncio.get_running_loop()), tag), asyncio.Lock())
     async with lock:
-        built = False
+        source: ImageSource = "cached"
+        pushed: bool | None = None
+        registry_error: str | None = None
         started = time.monotonic()
         # force_build rebuilds once per process, not once per trial
         forced = options.force_build and (runtime.cli, tag) not in _FORCE_BUILT
         found = None if forced else await image_user(runtime, tag)
+        if found is None and options.registry and not forced:
+            pulled, registry_error = await pull_image(runtime, options.registry, tag, options.registry_tls_verify)
+            if pulled:
+                source = "pulled"
+                _IMAGE_USERS.pop((runtime.cli, tag), None)
+                found = await image_user(runtime, tag)
+                _IN_REGISTRY.add((runtime.cli, options.registry, tag))
         if found is None:
             await _build(runtime, task, context, dockerfile, plan, tag, options)
             if options.force_build:
                 _FORCE_BUILT.add((runtime.cli, tag))
-            built = True
+            source = "built"
             _IMAGE_USERS.pop((runtime.cli, tag), None)
             found = await image_user(runtime, tag)
             if found is None:
                 raise ImageBuildError(f"image {tag} was built but cannot be inspected", dockerfile)
+        if options.registry and (runtime.cli, options.registry, tag) not in _IN_REGISTRY:
+            # built here, or found here (built before the registry was given): once per process
+            why = await push_image(runtime, options.registry, tag, options.registry_tls_verify)
+            pushed = why is None
+            registry_error = why or registry_error
+            if pushed:
+                _IN_REGISTRY.add((runtime.cli, options.registry, tag))
         user, home = found
+        spent = time.monotonic() - started
         return TaskImage(
             tag,
             content_hash,
-            built,
+            source == "built",
             stripped,
             tuple(plan.skill_copies),
-            time.monotonic() - started if built else 0.0,
+            spent if source == "built" else 0.0,
             user,
             home,
+            source=source,
+            seconds=spent if source != "cached" or pushed is not None else 0.0,
+            pushed=pushed,
+            registry_error=registry_error,
         )
 
 

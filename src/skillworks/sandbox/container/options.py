@@ -10,6 +10,7 @@ from typing import Any
 
 from skillworks.errors import UserError
 from skillworks.sandbox.container.dockerfile import parse_image_map
+from skillworks.sandbox.container.registry import parse_registry
 from skillworks.sandbox.container.runtime import (
     ENV_BUILD_FLAGS,
     ENV_CLI,
@@ -37,6 +38,9 @@ class ContainerOptions:
     model_socket_dir: host directory holding the gateway's unix socket, mounted at start; without
         it the channel relays through a socket in the forwarder's mount (works the same).
     run_id: the run label; default: the enclosing `container_session`, else one id per process.
+    image_registry: `host[:port][/namespace]`: pull task images from there before building, push them
+        after building (see registry.py); registry_tls_verify False: plain HTTP / self-signed (podman
+        `--tls-verify=false`), None: the runtime's configuration (registries.conf, daemon.json).
     """
 
     cli: str | None = None
@@ -50,6 +54,8 @@ class ContainerOptions:
     model_channel: bool = True
     model_socket_dir: Path | None = None
     run_id: str | None = None
+    image_registry: str | None = None
+    registry_tls_verify: bool | None = None
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> ContainerOptions:
@@ -77,6 +83,8 @@ class ContainerOptions:
                 values[key] = _flag_tuple(values[key])
         if "image_map" in values and not isinstance(values["image_map"], Mapping):
             values["image_map"] = parse_image_map(list(values["image_map"]))
+        if "image_registry" in values:
+            values["image_registry"] = parse_registry(str(values["image_registry"]))
         for key in ("ca_bundle", "model_socket_dir"):
             if key in values:
                 values[key] = Path(values[key])
