@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +29,9 @@ from skillworks.tasks.model import Task
 
 if TYPE_CHECKING:
     from skillworks.gateway import Gateway
+    from skillworks.report.trial_pages import TrialPageWriter
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -159,9 +163,42 @@ async def run_experiment(
             keep_workspace=keep_workspace,
             post_trial=post_trial,
         )
+        pages = _trial_page_writer(spec, store, recorded)
+
+        def record(result: TrialResult) -> None:
+            if pages is not None:
+                try:
+                    pages.add(result)
+                except Exception:  # a page is a view of the result: never the end of the run
+                    log.exception("writing the trajectory page of %s failed", result.trial_id)
+            if on_result is not None:
+                on_result(result)
+
         async with (executor or LocalExecutor()).session(run) as run_one:
-            await _schedule(todo, run_one, store, spec.concurrency, outcome, console, on_result)
+            await _schedule(todo, run_one, store, spec.concurrency, outcome, console, record)
     return outcome
+
+
+def _trial_page_writer(spec: ExperimentSpec, store: RunStore, recorded: set[str]) -> TrialPageWriter | None:
+    """Trajectory pages are written as trials are recorded: the report after the run renders only what
+    changed (a run of thousands of trials would otherwise wait for thousands of pages at its end)."""
+    from skillworks.report.trial_pages import TrialPageWriter
+    from skillworks.report.write import FILE_NAMES, baselines_of, is_eval_run
+
+    run_dir = store.run_dir
+    reports = [run_dir / FILE_NAMES["html"]]
+    if is_eval_run(run_dir):
+        reports.append(run_dir / "eval_report.html")
+    try:
+        return TrialPageWriter(
+            run_dir,
+            baselines=baselines_of(spec.conditions, run_dir),
+            reports=reports,
+            recorded=store.read_results() if recorded else [],
+        )
+    except Exception:  # e.g. a results.jsonl the report cannot read: the report step will say so
+        log.exception("cannot write trajectory pages during the run")
+        return None
 
 
 async def _schedule(

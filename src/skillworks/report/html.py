@@ -13,7 +13,7 @@ from skillworks.report.charts import render_chart
 from skillworks.report.jinja_env import template
 from skillworks.report.model import SCRIPTED_NOTE, Summary
 from skillworks.report.run_charts import delta_label, run_charts
-from skillworks.report.trial_pages import TrialPages, href
+from skillworks.report.trial_pages import TrialPages, resolved_href
 
 _TEMPLATE = "report.html.j2"
 
@@ -32,6 +32,7 @@ def _anchors(
     out: dict[tuple[str, str, str], list[TrialAnchor]] = {}
     if out_dir is None:
         return out
+    base = out_dir.resolve()  # the pages' paths are resolved already: one resolve, not one per link
     for row in summary.per_task:
         for cell in row.cells:
             anchors = []
@@ -42,9 +43,8 @@ def _anchors(
                     continue
                 pair = run_pages.pairs.get(t.trial_id) if run_pages else None
                 label = f"t{t.trial_index}" if len(summary.run_ids) == 1 else f"{t.run_id}:t{t.trial_index}"
-                anchors.append(
-                    TrialAnchor(label, t.outcome, href(page, out_dir), href(pair, out_dir) if pair else None)
-                )
+                pair_href = resolved_href(pair, base) if pair else None
+                anchors.append(TrialAnchor(label, t.outcome, resolved_href(page, base), pair_href))
             out[(row.task_id, cell.condition, cell.agent)] = anchors
     return out
 

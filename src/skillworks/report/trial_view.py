@@ -22,6 +22,8 @@ from skillworks.trajectory.skill_use import StagedSkillRef, detect_skill_use
 
 TEXT_LIMIT = 6_000  # characters of one message, argument block or tool result shown on a page
 RAW_FILES = ("trajectory.json", "gateway.jsonl", "skills.json", "metrics.json", "behavior.json")
+# every file of a trial dir `load_trial_view` reads or links to: a page is stale when one of them changed
+VIEW_INPUTS = (*RAW_FILES, "verifier/logs/ctrf.json")
 
 
 def clip(text: str, limit: int = TEXT_LIMIT) -> str:

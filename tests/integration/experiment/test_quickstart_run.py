@@ -51,6 +51,11 @@ def test_oracle_run_writes_the_run_directory_and_scores_100(runs_dir: Path, cli:
         ).is_file()
     for name in ("experiment.json", "results.jsonl", "summary.json", "report.md", "report.html"):
         assert (run_dir / name).is_file(), name
+    # the trajectory pages were written as the trials were recorded: the report step rendered none again
+    pages = [run_dir / "trials" / r.trial_id / "trial.html" for r in results] + list((run_dir / "pairs").iterdir())
+    assert len(pages) == len(results) * 3 // 2  # a page per trial, a side-by-side page per pair
+    written = (run_dir / "summary.json").stat().st_mtime_ns  # the report step's first file
+    assert all(p.stat().st_mtime_ns < written for p in pages)
     summary = json.loads((run_dir / "summary.json").read_text())
     text = json.dumps(summary)
     assert "oracle" in text
