@@ -4,6 +4,7 @@ killed with SIGKILL leaves them, and `skillworks clean` removes them (but not a 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -113,7 +114,7 @@ def test_killed_driver_is_cleaned_by_skillworks_clean(
         # a run whose driver is alive (this test process) is kept
         assert live.name is not None
         assert run_command_sync(runtime.argv("container", "inspect", live.name)).ok
-        assert "kept 1 container(s)" in done.stdout
+        assert re.search(r"kept \d+ container\(s\)", done.stdout), done.stdout  # others' live runs are kept too
         # images skillworks built are listed by --images (dry run: nothing removed)
         assert live.image is not None
         listed = subprocess.run(
