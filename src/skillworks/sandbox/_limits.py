@@ -65,29 +65,35 @@ def _cgroup_mounts() -> tuple[Path | None, dict[str, Path]]:
                 own_v1[name] = path
     v2: Path | None = None
     v1: dict[str, Path] = {}
+    for root, point, fstype, options in _cgroup_mountinfo():
+
+        def inside(path: str | None, root: str = root, point: str = point) -> Path | None:
+            if path is None or not (root == "/" or path == root or path.startswith(root + "/")):
+                return None
+            rel = path[len(root) :] if root != "/" else path
+            return Path(point + rel) if rel not in ("", "/") else Path(point)
+
+        if fstype == "cgroup2" and v2 is None:
+            v2 = inside(own_v2)
+        elif fstype == "cgroup":
+            for name in _CONTROLLERS:
+                if name in options and name not in v1:
+                    found = inside(own_v1.get(name))
+                    if found is not None:
+                        v1[name] = found
+    return v2, v1
+
+
+def _cgroup_mountinfo() -> list[tuple[str, str, str, list[str]]]:
+    """(root, mount point, fs type, super options) of every cgroup/cgroup2 mount of this process."""
+    mounts: list[tuple[str, str, str, list[str]]] = []
     with contextlib.suppress(OSError):
         for line in Path("/proc/self/mountinfo").read_text().splitlines():
             before, _, after = line.partition(" - ")
             fields, tail = before.split(), after.split()
-            if len(fields) < 5 or len(tail) < 3:
-                continue
-            root, point, fstype, options = fields[3], fields[4], tail[0], tail[2].split(",")
-
-            def inside(path: str | None, root: str = root, point: str = point) -> Path | None:
-                if path is None or not (root == "/" or path == root or path.startswith(root + "/")):
-                    return None
-                rel = path[len(root) :] if root != "/" else path
-                return Path(point + rel) if rel not in ("", "/") else Path(point)
-
-            if fstype == "cgroup2" and v2 is None:
-                v2 = inside(own_v2)
-            elif fstype == "cgroup":
-                for name in _CONTROLLERS:
-                    if name in options and name not in v1:
-                        found = inside(own_v1.get(name))
-                        if found is not None:
-                            v1[name] = found
-    return v2, v1
+            if len(fields) >= 5 and len(tail) >= 3 and tail[0] in ("cgroup", "cgroup2"):
+                mounts.append((fields[3], fields[4], tail[0], tail[2].split(",")))
+    return mounts
 
 
 @dataclass
@@ -254,17 +260,13 @@ def _kill_and_remove(directory: Path) -> bool:
 
 def _cgroup_roots() -> list[Path]:
     """Mount points of the cgroup2 hierarchy and of the v1 hierarchies trial cgroups are made in."""
-    roots: list[Path] = []
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/self/mountinfo").read_text().splitlines():
-            before, _, after = line.partition(" - ")
-            fields, tail = before.split(), after.split()
-            if len(fields) < 5 or len(tail) < 3:
-                continue
-            fstype, options = tail[0], tail[2].split(",")
-            if fstype == "cgroup2" or (fstype == "cgroup" and any(c in options for c in _CONTROLLERS)):
-                roots.append(Path(fields[4]))
-    return sorted(set(roots))
+    return sorted(
+        {
+            Path(point)
+            for _root, point, fstype, options in _cgroup_mountinfo()
+            if fstype == "cgroup2" or any(c in options for c in _CONTROLLERS)
+        }
+    )
 
 
 def leftover_cgroups() -> list[Path]:
