@@ -92,6 +92,14 @@ def main() -> None:
         f"({compiled / max(wall, 1e-9):.1f} skills/s including load{', write' if args.write else ''}; "
         f"goal >= 20)"
     )
+    from skillworks.compile.operators import risks_of
+
+    clean = "value = compute(x)  # nothing risky here\n" * 50_000  # ~2 MB with no match: the worst case
+    t = time.perf_counter()
+    risks_of(clean)
+    scan = time.perf_counter() - t
+    mb = len(clean) / 1e6
+    print(f"risk scan of a whole script: {mb:.1f} MB in {scan:.2f} s ({mb / scan:.1f} MB/s)")
     print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     for crash in crashes[:10]:
         print("CRASH", crash)

@@ -14,7 +14,6 @@ from skillworks.compile.features import CommandLine, Features
 from skillworks.skills.package import SkillPackage
 
 MAX_COMMAND_OPERATORS = 8
-MAX_SCAN_CHARS = 64_000  # risk scan of a script: its first 64 kB (regex scans cost ~1 µs per character)
 _INTERPRETERS = {
     ".py": "python3",
     ".sh": "bash",
@@ -26,39 +25,88 @@ _INTERPRETERS = {
     ".ts": "npx tsx",
 }
 _PLACEHOLDER = re.compile(r"^(?:<[^>]+>|[A-Z][A-Z0-9_]{2,}(?:\.[A-Za-z0-9]+)?|\{[^}]+\})$")
-_RISKS: list[tuple[RiskFlag, re.Pattern[str]]] = [
+# Risk flags and what raises them, matched in the lower-cased text. Each pattern starts with a literal, so the
+# regex engine skips ahead to it (a few ns per character); the second element lists characters that must not
+# precede a match (_WORD: a word boundary), checked by hand because a leading \b or look-behind would defeat
+# that skip. A whole script is scanned, whatever its size (see benchmarks/compile_throughput.py).
+_WORD = "\\w"
+_RISKS: list[tuple[RiskFlag, list[tuple[str, str]]]] = [
     (
         "destructive",
-        re.compile(
-            r"\brm\s+-[a-z]*[rf]|\bmkfs|\bdd\s+if=|DROP\s+(?:TABLE|DATABASE)|\bgit\s+push\s+"
-            r"(?:-f|--force)|\bshutil\.rmtree|\btruncate\s|\bgit\s+reset\s+--hard",
-            re.I,
-        ),
+        [
+            (r"rm\s+-[a-z]*[rf]", _WORD),
+            (r"mkfs", _WORD),
+            (r"dd\s+if=", _WORD),
+            (r"drop\s+(?:table|database)", ""),
+            (r"git\s+push\s+(?:-f|--force)", _WORD),
+            (r"shutil\.rmtree", _WORD),
+            (r"truncate\s", _WORD),
+            (r"git\s+reset\s+--hard", _WORD),
+            (r"deletes?\b", _WORD),
+            (r"wipes?\b", _WORD),
+            (r"destroy\b", _WORD),
+            (r"erase\b", _WORD),
+            (r"purge\b", _WORD),
+        ],
     ),
-    ("destructive", re.compile(r"\b(?:delete|deletes|wipe|wipes|destroy|erase|purge)\b", re.I)),
     (
         "network",
-        re.compile(
-            r"\bcurl\b|\bwget\b|https?://|\brequests\.(?:get|post|put)|urllib\.request|"
-            r"\bfetch\(|\bssh\s|\bscp\s|\bnc\s|socket\.",
-            re.I,
-        ),
+        [
+            (r"curl\b", _WORD),
+            (r"wget\b", _WORD),
+            (r"https?://", ""),
+            (r"requests\.(?:get|post|put)", _WORD),
+            (r"urllib\.request", ""),
+            (r"fetch\(", _WORD),
+            (r"ssh\s", _WORD),
+            (r"scp\s", _WORD),
+            (r"nc\s", _WORD),
+            (r"socket\.", ""),
+        ],
     ),
     (
         "installs-packages",
-        re.compile(
-            r"\bpip3?\s+install|\bnpm\s+(?:install|i)\b|apt(?:-get)?\s+install|"
-            r"\bbrew\s+install|\bcargo\s+install",
-            re.I,
-        ),
+        [
+            (r"pip3?\s+install", _WORD),
+            (r"npm\s+(?:install|i)\b", _WORD),
+            (r"apt(?:-get)?\s+install", ""),
+            (r"brew\s+install", _WORD),
+            (r"cargo\s+install", _WORD),
+        ],
     ),
-    ("privileged", re.compile(r"\bsudo\b|chmod\s+777|\bchown\b|/etc/(?:passwd|shadow|sudoers)")),
-    ("writes-files", re.compile(r"(?<![<>=])>(?!=)|\bopen\([^)]*['\"][wa]b?['\"]|\.write_text\(|\btee\b|-o\s")),
+    (
+        "privileged",
+        [(r"sudo\b", _WORD), (r"chmod\s+777", ""), (r"chown\b", _WORD), (r"/etc/(?:passwd|shadow|sudoers)", "")],
+    ),
+    (
+        "writes-files",
+        [
+            (r">(?!=)", "<>="),  # a redirection (also matches ->), not >=, >>= or <>
+            (r"open\([^)]*['\"][wa]b?['\"]", _WORD),
+            (r"\.write_text\(", ""),
+            (r"tee\b", _WORD),
+            (r"-o\s", ""),
+        ],
+    ),
 ]
+_COMPILED_RISKS = [(flag, [(re.compile(p), before) for p, before in patterns]) for flag, patterns in _RISKS]
+
+
+def _found(pattern: re.Pattern[str], text: str, not_after: str) -> bool:
+    for match in pattern.finditer(text):
+        at = match.start()
+        if not not_after or at == 0:
+            return True
+        prev = text[at - 1]
+        if not ((prev.isalnum() or prev == "_") if not_after == _WORD else prev in not_after):
+            return True
+    return False
 
 
 def risks_of(text: str) -> list[RiskFlag]:
-    return list(dict.fromkeys(flag for flag, pattern in _RISKS if pattern.search(text)))
+    """The risk flags of a script or command line (all of it is read)."""
+    low = text.lower()
+    return [flag for flag, patterns in _COMPILED_RISKS if any(_found(p, low, before) for p, before in patterns)]
 
 
 def slug(text: str) -> str:
@@ -245,7 +293,7 @@ def script_operators(package: SkillPackage, feats: Features, source_file: str = 
         params = _params_from_example(args)
         if script not in script_info:  # each script is read, parsed and scanned once
             try:
-                text = path.read_text(encoding="utf-8", errors="replace")[:MAX_SCAN_CHARS]
+                text = path.read_text(encoding="utf-8", errors="replace")
             except OSError:
                 text = ""
             script_info[script] = (_argparse_params(path) if suffix == ".py" else [], risks_of(text))

@@ -1,13 +1,16 @@
 """Issue 13: compiled skills reach real agent CLIs through their own MCP configuration. Under `--conditions
-compiled` Claude Code and Codex start `skillworks serve-skills` (this host's interpreter, mounted read-only)
-as a stdio MCP server inside the trial's bubblewrap sandbox; the CLI lists the runtime's handle, calls it, the
-operator runs in the sandbox and writes the card the verifier scores. Only the model is fake: the `scripted`
-provider replays tests/fixtures/harness_scripts/compiled.yaml (or the attack turns below), whose `expect`
-clauses fail the trial unless the CLI offered the handle and sent the runtime's answers back."""
+compiled` Claude Code, Codex, Gemini CLI and OpenCode start `skillworks serve-skills` (this host's interpreter,
+mounted read-only) as a stdio MCP server inside the trial's bubblewrap sandbox; the CLI lists the runtime's
+handle, calls it, the operator runs in the sandbox and writes the card the verifier scores. Only the model is
+fake: the `scripted` provider replays tests/fixtures/harness_scripts/compiled.yaml (with the tool named as each
+CLI names MCP tools, or the attack turns below), whose `expect` clauses fail the trial unless the CLI offered
+the handle and sent the runtime's answers back."""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import uuid
 from pathlib import Path
 
@@ -23,20 +26,29 @@ from .conftest import REPO, SCRIPTS, skillworks
 pytestmark = [pytest.mark.node, pytest.mark.bwrap, pytest.mark.slow]
 
 TASK = REPO / "tests" / "fixtures" / "harness_tasks" / "compiled-card"
-HANDLE = "mcp__skillworks__run_card_writer"
+HANDLE = "mcp__skillworks__run_card_writer"  # Claude Code; Codex's namespace mcp__skillworks, flattened by the gateway
+TOOL_NAMES = {
+    "claude-code": HANDLE,
+    "codex": HANDLE,
+    "gemini-cli": "mcp_skillworks_run_card_writer",
+    "opencode": "skillworks_run_card_writer",
+}
 SKILL = "card-writer"
 SCRIPT = "card-writer/scripts/write_card.sh"
 WRITE = {"operator": "write_card", "inputs": {"name": "Ada", "arg2": "/app/card.txt"}}
 
 
-def _run(harness: str, script: Path, out: Path) -> tuple[TrialResult, Path]:
+def _run(
+    harness: str, script: Path, out: Path, task: Path = TASK, *backend: str, run_id: str | None = None
+) -> tuple[TrialResult, Path]:
+    run_id = run_id or harness
     proc = skillworks(
-        "run", str(TASK), "--agent", harness, "--model", f"scripted/{script}", "--conditions", "compiled",
-        "--out", str(out), "--run-id", harness,
+        "run", str(task), "--agent", harness, "--model", f"scripted/{script}", "--conditions", "compiled",
+        "--out", str(out), "--run-id", run_id, *backend,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    [result] = RunStore(out / harness).read_results()
-    return result, out / harness / result.paths["trial_dir"]
+    [result] = RunStore(out / run_id).read_results()
+    return result, out / run_id / result.paths["trial_dir"]
 
 
 def _runtime_calls(trial: Path) -> list[dict[str, object]]:
@@ -52,11 +64,13 @@ def _check_no_raw_skill_staged(trial: Path) -> None:
     assert record["visible_to_agent"] == ["run_card_writer"] and record["raw_skills_staged"] == []
 
 
-@pytest.mark.parametrize("harness", ["claude-code", "codex"])
+@pytest.mark.parametrize("harness", sorted(TOOL_NAMES))
 def test_cli_lists_and_calls_the_compiled_skill_and_its_operator_runs_in_the_sandbox(
     harness: str, tmp_path: Path
 ) -> None:
-    result, trial = _run(harness, SCRIPTS / "compiled.yaml", tmp_path)
+    script = tmp_path / "compiled.yaml"
+    script.write_text((SCRIPTS / "compiled.yaml").read_text().replace(HANDLE, TOOL_NAMES[harness]))
+    result, trial = _run(harness, script, tmp_path)
     assert result.error is None, result.error
     assert (result.outcome, result.reward) == ("solved", 1.0)  # the verifier read /app/card.txt in the sandbox
     _check_no_raw_skill_staged(trial)
@@ -68,13 +82,13 @@ def test_cli_lists_and_calls_the_compiled_skill_and_its_operator_runs_in_the_san
 
     # the server the CLI started ran the operator inside the sandbox: the sandbox's paths, the task's workdir
     calls = _runtime_calls(trial)
-    assert [(c["tool"], c["result"]["status"]) for c in calls] == [  # type: ignore[index]
+    assert [(c["tool"], c["result"]["status"]) for c in calls] == [
         ("run_card_writer", "guidance"),
         ("run_card_writer", "execute"),
     ]
     ran = calls[1]["result"]
-    assert ran["output"]["exit_code"] == 0 and "cwd: /app" in ran["evidence"]  # type: ignore[index]
-    assert any(e.startswith("command: bash /home/agent/.skillworks/compiled/card-writer/") for e in ran["evidence"])  # type: ignore[union-attr,attr-defined]
+    assert ran["output"]["exit_code"] == 0 and "cwd: /app" in ran["evidence"]
+    assert any(e.startswith("command: bash /home/agent/.skillworks/compiled/card-writer/") for e in ran["evidence"])
     config = "\n".join(p.read_text() for p in (trial / "agent" / "config").iterdir())
     assert "serve-skills" in config and "/home/agent/.skillworks/compiled" in config
 
@@ -111,8 +125,8 @@ def test_attacks_through_the_runtime_stay_in_the_sandbox(tmp_path: Path) -> None
     assert result.reward == 1.0
     assert not marker.exists() and not Path(f"{marker}-2").exists()  # nothing reached the host's /tmp
     calls = _runtime_calls(trial)
-    assert [c["result"]["status"] for c in calls] == ["blocked", "execute", "execute"]  # type: ignore[index]
-    assert calls[1]["result"]["output"]["exit_code"] == 0  # type: ignore[index]  # in the sandbox's private /tmp
+    assert [c["result"]["status"] for c in calls] == ["blocked", "execute", "execute"]
+    assert calls[1]["result"]["output"]["exit_code"] == 0  # in the sandbox's private /tmp
     _check_no_raw_skill_staged(trial)
     assert result.skill_use.read == [SKILL] and result.skill_use.scripts_run == [SCRIPT]
 
@@ -125,3 +139,30 @@ def test_a_harness_without_mcp_wiring_refuses_the_compiled_condition(tmp_path: P
     assert proc.returncode != 0
     assert "openhands" in proc.stderr and "cannot get compiled skills" in proc.stderr
     assert not (tmp_path / "oh" / "trials").exists()  # refused before any trial
+
+
+@pytest.mark.podman
+def test_compiled_skill_in_a_task_container(tmp_path: Path) -> None:
+    """The container backend (`--network none`): the host's interpreter is mounted into the task's image, where it
+    runs when the image has python3's libraries; in the bare base image the trial is a harness_setup error naming
+    the image before the CLI starts (never a run without the skills)."""
+    task = tmp_path / "task" / TASK.name
+    shutil.copytree(TASK, task)
+    (task / "environment" / "Dockerfile").write_text("FROM debian:bookworm-slim\nWORKDIR /app\n")
+    images = {
+        "python": os.environ.get("SKILLWORKS_TEST_PYTHON_IMAGE", "localhost/skillworks-python"),
+        "bare": os.environ.get("SKILLWORKS_TEST_BASE_IMAGE", "localhost/skillworks-base"),
+    }
+    runs = {}
+    for name, image in images.items():
+        backend = ["--env", "container", "--image-map", f"debian:bookworm-slim={image}"]
+        runs[name] = _run("claude-code", SCRIPTS / "compiled.yaml", tmp_path, task, *backend, run_id=name)
+    result, trial = runs["python"]
+    assert result.error is None and result.reward == 1.0, result.error
+    _check_no_raw_skill_staged(trial)
+    ran = _runtime_calls(trial)[1]["result"]
+    assert ran["status"] == "execute" and "cwd: /app" in ran["evidence"]
+    assert result.skill_use.scripts_run == [SCRIPT]
+    bare, _ = runs["bare"]
+    assert bare.outcome == "error" and bare.error is not None and bare.error.category == "harness_setup"
+    assert "libssl" in bare.error.message and "image" in bare.error.message

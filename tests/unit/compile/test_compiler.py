@@ -185,3 +185,24 @@ def test_model_judgement_through_the_gateway(tmp_path: Path, labeled_skills: lis
     garbled.write_text("- text: 'I think it is a cookbook'\n")
     bad = compile_to(vague, tmp_path / "out3", model=f"scripted/{garbled}").contract
     assert bad.shape == "insufficient" and any("unusable" in d for d in bad.diagnostics)
+
+
+def test_the_risk_scan_reads_a_whole_script(tmp_path: Path) -> None:
+    """A destructive line after 100 kB of harmless code still marks the operator (the scan once stopped at 64 kB)."""
+    from skillworks.compile.operators import risks_of
+
+    skill = tmp_path / "big-script"
+    (skill / "scripts").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: big-script\ndescription: Cleans a build directory. Use to reset a build.\n---\n\n"
+        "# Big script\n\nTo reset a build directory:\n\n1. Stop any build that is running.\n"
+        "2. Clean the directory with the bundled script:\n\n   ```bash\n   bash scripts/clean.sh build/\n   ```\n\n"
+        "3. Start the build again.\n"
+    )
+    (skill / "scripts" / "clean.sh").write_text("#!/bin/sh\n" + "echo step\n" * 12_000 + 'rm -rf "$1"\n')
+    contract = compile_skill(load_skill(skill))
+    [op] = [o for o in contract.operators if o.execution.script == "scripts/clean.sh"]
+    assert "destructive" in op.risks
+    # case-insensitive, word-bounded as before; a redirection is not `->`-free but `>=` is no write
+    assert risks_of("DROP TABLE t") == ["destructive"] and risks_of("firm -r; committee") == []
+    assert risks_of("if a >= b: pass") == [] and risks_of("echo x >> log") == ["writes-files"]
