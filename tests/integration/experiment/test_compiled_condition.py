@@ -63,6 +63,10 @@ def test_raw_vs_compiled_paired_run(runs_dir: Path, cli: Any, quickstart: Path) 
     calls = [json.loads(line) for line in (trial / "agent" / "mcp-calls.jsonl").read_text().splitlines()]
     assert [c["result"]["status"] for c in calls] == ["guidance", "execute"]
     assert calls[1]["result"]["output"]["exit_code"] == 0
+    # skill use counts the handle's calls: offered, answered, and the package script its operator ran
+    skill = "loan-amortization-schedules"
+    use = compiled.skill_use
+    assert (use.listed, use.invoked, use.scripts_run) == ([skill], [skill], [f"{skill}/scripts/amortize.py"])
     # the curated trial of the pair saw the raw package
     assert results["curated"].skills_staged and results["curated"].skill_source is None
     # the report's raw-vs-compiled block: solve figures per condition, paired deltas, compile cost apart
