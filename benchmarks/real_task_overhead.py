@@ -6,12 +6,19 @@ command (Python start-up, imports, task loading, image cache check, the trial, r
 The baseline is a shell script with the raw runtime calls for the same steps: `run -d` the image
 skillworks built (same flags: cpus, memory, CA bundle), `cp` the solution in, `exec` solve.sh, `cp` the
 tests in, `exec` test.sh, `cp` /logs/verifier out, `rm -f`. Runs alternate between the two, so both
-see the same machine load; medians and their ratio are printed (goal: <= 1.15). With --count-calls the
-runtime calls of one skillworks trial are listed.
+see the same machine load; medians and their ratio are printed (goal: <= 1.15), each figure with the
+machine's load average (the machine may be shared: the runtime-call counts are the deterministic part).
+
+Before the timed runs, one traced run of each goes through a wrapper of the runtime CLI that logs every
+call with its start and end time: it prints the number of runtime calls per trial (skillworks and the raw
+script) and the split of the skillworks command into phases (start-up, image check, container start,
+staging, agent phase, end of the agent phase, verifier, teardown, results and reports), each phase
+being its runtime calls plus the Python work just before them. The import time of the modules
+`skillworks run` loads is timed on its own. With --list-calls the calls themselves are listed.
 
     SKILLWORKS_CONTAINER_GLOBAL_FLAGS=... SKILLWORKS_CONTAINER_RUN_FLAGS=... \\
         python benchmarks/real_task_overhead.py [--runs 3] [--image-map ubuntu:24.04=localhost/skillworks-base]
-        [--ca-bundle /etc/ssl/certs/ca-certificates.crt] [--count-calls]
+        [--ca-bundle /etc/ssl/certs/ca-certificates.crt] [--list-calls]
 
 Skips (exit 0, says why) when podman or ../shared/real-tasks is absent. The first skillworks run
 builds the image when it is missing (not timed).
@@ -28,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,8 +76,10 @@ def run_skillworks(argv: list[str]) -> float:
     return elapsed
 
 
-def raw_script(image: str, task: Path, memory_mb: int, cpus: float, ca_bundle: str | None, logs: Path) -> str:
-    podman = shlex.join(["podman", *shlex.split(os.environ.get("SKILLWORKS_CONTAINER_GLOBAL_FLAGS", ""))])
+def raw_script(
+    image: str, task: Path, memory_mb: int, cpus: float, ca_bundle: str | None, logs: Path, cli: str = "podman"
+) -> str:
+    podman = shlex.join([cli, *shlex.split(os.environ.get("SKILLWORKS_CONTAINER_GLOBAL_FLAGS", ""))])
     run_flags = os.environ.get("SKILLWORKS_CONTAINER_RUN_FLAGS", "")
     ca = ""
     if ca_bundle:
@@ -112,28 +122,125 @@ def _image_tag(image_map: list[str], ca_bundle: str | None) -> tuple[str, int, f
     return f"{IMAGE_REPO}:{content_hash[:16]}", resources.memory_mb or 4096, resources.cpus or 1
 
 
-def _count_calls(argv: list[str], tmp: Path) -> None:
-    """One skillworks trial through a wrapper that logs every runtime call."""
-    log = tmp / "calls.log"
-    wrapper = tmp / "podman"
-    wrapper.write_text(f'#!/bin/sh\necho "$*" >> {shlex.quote(str(log))}\nexec {shutil.which("podman")} "$@"\n')
+def load() -> str:
+    """The 1-minute load average (the machine may be shared), to print next to each figure."""
+    return f"load {os.getloadavg()[0]:.2f}"
+
+
+# --- tracing: a wrapper of the runtime CLI that logs each call with its start and end time ------------
+def _tracing_cli(tmp: Path, name: str) -> tuple[Path, Path]:
+    log = tmp / f"{name}.calls"
+    wrapper = tmp / f"{name}-podman"
+    real = shutil.which("podman")
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        "s=$(date +%s.%N)\n"
+        f'{real} "$@"\n'
+        "rc=$?\n"
+        f'printf "%s %s %s\\n" "$s" "$(date +%s.%N)" "$*" >> {shlex.quote(str(log))}\n'
+        "exit $rc\n"
+    )
     wrapper.chmod(0o755)
-    out = tmp / "count"
-    argv = _skillworks_argv(TASK, out, *_args_of(argv), str(wrapper))
+    return wrapper, log
+
+
+@dataclass
+class Call:
+    start: float
+    end: float
+    words: str
+
+
+def _read_calls(log: Path) -> list[Call]:
+    calls = []
+    for line in log.read_text().splitlines():
+        start, end, words = line.split(" ", 2)
+        calls.append(Call(float(start), float(end), words))
+    return sorted(calls, key=lambda c: c.start)
+
+
+PHASES = (
+    "start-up (imports, tasks, run dir)",
+    "image check/build",
+    "container start",
+    "staging (skills, audit)",
+    "agent phase",
+    "end_agent_phase",
+    "verifier",
+    "teardown",
+    "results + reports + exit",
+)
+
+
+def _phase_of(call: Call, current: int) -> int:
+    """Phases only move forward; each call's sub-command and words say where it belongs."""
+    global_flags = shlex.split(os.environ.get("SKILLWORKS_CONTAINER_GLOBAL_FLAGS", ""))
+    words = call.words.split()
+    while words and words[0] in global_flags:
+        words = words[1:]
+    sub, text = (words[0] if words else ""), call.words
+    if sub in ("version", "image", "build", "images"):
+        phase = 1
+    elif sub == "run":
+        phase = 2
+    elif "SKILL.md" in text:
+        phase = 3
+    elif "kill -9 -1" in text or ":/logs/agent" in text or " -newer " in text:
+        phase = 5
+    elif "/logs/verifier" in text or "/tests" in text:
+        phase = 6
+    elif sub == "rm":
+        phase = 7
+    else:  # the agent's own calls (and uploads, which belong to the phase they are in)
+        phase = 4 if current < 4 else current
+    return max(phase, current)
+
+
+def _phase_split(t0: float, t1: float, calls: list[Call]) -> list[float]:
+    """Seconds per phase: each call's own time plus the Python work between it and the call before."""
+    split = [0.0] * len(PHASES)
+    current, previous_end = 0, t0
+    for i, call in enumerate(calls):
+        phase = _phase_of(call, current)
+        split[current if i == 0 else phase] += call.start - previous_end  # before the first call: start-up
+        split[phase] += call.end - call.start
+        current, previous_end = phase, call.end
+    split[-1] += t1 - previous_end
+    return split
+
+
+def _traced_runs(image_map: list[str], ca_bundle: str | None, tmp: Path, list_calls: bool) -> None:
+    cli, log = _tracing_cli(tmp, "skillworks")
+    argv = _skillworks_argv(TASK, tmp / "traced", image_map, ca_bundle, str(cli))
+    t0 = time.time()
     run_skillworks(argv)
-    calls = log.read_text().splitlines()
-    print(f"runtime calls in one skillworks trial: {len(calls)}")
-    for call in calls:
-        words = [
-            w for w in call.split() if not w.startswith("--runtime") and w not in ("runc", "--cgroup-manager=cgroupfs")
-        ]
-        print("   ", " ".join(words)[:150])
+    t1 = time.time()
+    calls = _read_calls(log)
+    raw_cli, raw_log = _tracing_cli(tmp, "raw")
+    image, memory_mb, cpus = _image_tag(image_map, ca_bundle)
+    run_raw(raw_script(image, TASK, memory_mb, cpus, ca_bundle, tmp / "raw-traced", str(raw_cli)))
+    raw_calls = _read_calls(raw_log)
+    print(f"runtime calls per trial: skillworks {len(calls)}, raw script {len(raw_calls)}")
+    print(f"one traced skillworks run, {t1 - t0:.2f} s ({load()}):")
+    for name, seconds in zip(PHASES, _phase_split(t0, t1, calls), strict=True):
+        print(f"  {name:36s} {seconds:6.2f} s")
+    if list_calls:
+        for label, listed in (("skillworks", calls), ("raw script", raw_calls)):
+            print(f"  {label} calls:")
+            for call in listed:
+                words = [w for w in call.words.split() if w not in ("--runtime", "runc", "--cgroup-manager=cgroupfs")]
+                print(f"    {call.end - call.start:5.2f} s  {' '.join(words)[:140]}")
 
 
-def _args_of(argv: list[str]) -> tuple[list[str], str | None]:
-    maps = [argv[i + 1] for i, a in enumerate(argv) if a == "--image-map"]
-    ca = argv[argv.index("--ca-bundle") + 1] if "--ca-bundle" in argv else None
-    return maps, ca
+def _import_time() -> float:
+    """Seconds to start Python and import what `skillworks run` imports (a run's own start-up floor)."""
+    code = (
+        "import skillworks.cli.main, rich.console, skillworks.experiment, skillworks.report, "
+        "skillworks.report.headline, skillworks.tasks, skillworks.sandbox.container"
+    )
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True)
+    return time.perf_counter() - started
 
 
 def main() -> None:
@@ -141,7 +248,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--image-map", action="append", default=None)
     parser.add_argument("--ca-bundle", default=os.environ.get("SSL_CERT_FILE"))
-    parser.add_argument("--count-calls", action="store_true")
+    parser.add_argument("--list-calls", action="store_true", help="list the runtime calls of the traced run")
     args = parser.parse_args()
     image_map = args.image_map if args.image_map is not None else ["ubuntu:24.04=localhost/skillworks-base"]
     if shutil.which("podman") is None:
@@ -155,11 +262,13 @@ def main() -> None:
         warm = _skillworks_argv(TASK, tmp / "warm", image_map, args.ca_bundle, None)
         print("warm-up run (builds the image when missing) ...", flush=True)
         run_skillworks(warm)
-        if args.count_calls:
-            _count_calls(warm, tmp)
+        _traced_runs(image_map, args.ca_bundle, tmp, args.list_calls)
+        imports = [_import_time() for _ in range(3)]
+        print(f"python start-up + imports of `skillworks run`: {statistics.median(imports):.2f} s ({load()})")
         image, memory_mb, cpus = _image_tag(image_map, args.ca_bundle)
         sw_times: list[float] = []
         raw_times: list[float] = []
+        loads: list[float] = []
         for i in range(args.runs):
             sw_argv = _skillworks_argv(TASK, tmp / f"sw-{i}", image_map, args.ca_bundle, None)
             script = raw_script(image, TASK, memory_mb, cpus, args.ca_bundle, tmp / f"raw-{i}")
@@ -169,12 +278,13 @@ def main() -> None:
             for label, fn in pair:
                 elapsed = fn()
                 (sw_times if label == "skillworks" else raw_times).append(elapsed)
-                print(f"  run {i + 1} {label:10s} {elapsed:6.2f} s", flush=True)
+                loads.append(os.getloadavg()[0])
+                print(f"  run {i + 1} {label:10s} {elapsed:6.2f} s  ({load()})", flush=True)
         sw, raw = statistics.median(sw_times), statistics.median(raw_times)
         print(f"lake-warming-attribution, one oracle trial, {args.runs} runs each (median)")
         print(f"  skillworks run (whole command): {sw:6.2f} s")
         print(f"  raw podman script:              {raw:6.2f} s")
-        print(f"  ratio: {sw / raw:.2f}x  (goal <= 1.15x)")
+        print(f"  ratio: {sw / raw:.2f}x  (goal <= 1.15x; load {min(loads):.1f}-{max(loads):.1f} meanwhile)")
 
 
 if __name__ == "__main__":

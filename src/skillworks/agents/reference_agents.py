@@ -5,8 +5,6 @@ verifier or environment is broken."""
 
 from __future__ import annotations
 
-import shlex
-
 from skillworks.agents.base import AgentContext, AgentOutcome
 from skillworks.results import TrialError
 
@@ -38,9 +36,8 @@ class OracleAgent(_ReferenceAgent):
             return AgentOutcome(
                 error=TrialError(category="no_oracle", message=f"task {ctx.task.id} has no oracle", phase="agent")
             )
-        await ctx.sandbox.exec(f"rm -rf {shlex.quote(oracle.mount)}", timeout=60)
-        with oracle.upload_source() as source:
-            await ctx.sandbox.upload(source, oracle.mount)
+        with oracle.upload_source() as source:  # never merged into a directory the image may hold there
+            await ctx.sandbox.upload(source, oracle.mount, replace=True)
         result = await ctx.sandbox.exec(
             f"bash {oracle.mount}/{oracle.entrypoint}",
             cwd=ctx.sandbox.workdir,

@@ -26,7 +26,7 @@ from skillworks.errors import StagingError, UserError, VerifierError
 from skillworks.experiment.conditions import Condition, SkillSet, get_condition
 from skillworks.experiment.plan import TrialSpec
 from skillworks.experiment.sources import SkillProvision, SourceRequest, provide_skills
-from skillworks.grading.verifier import VerifierResult, run_verifier
+from skillworks.grading.verifier import VerifierResult, run_verifier, verifier_dirs
 from skillworks.results import (
     FailureMode,
     ImageInfo,
@@ -38,7 +38,7 @@ from skillworks.results import (
     Usage,
     outcome_for,
 )
-from skillworks.sandbox.base import ModelChannel, Sandbox, SandboxBroken
+from skillworks.sandbox.base import AGENT_LOG_DIR, AgentPhaseEnd, ModelChannel, Sandbox, SandboxBroken
 from skillworks.skills.package import SkillPackage
 from skillworks.skills.staging import audit_skills, stage_skills
 
@@ -49,7 +49,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 AGENT_GRACE_SEC = 60.0
-_START_MARKER = "/logs/agent/.skillworks-agent-start"
 
 
 class TrialGateway(Protocol):
@@ -165,12 +164,12 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
 
         # --- agent
         phase_start = time.monotonic()
-        outcome = await _run_agent(spec, tenv, agent, sandbox, trial_dir, skills, skills_dir, provision.tools)
+        outcome, ended = await _run_agent(spec, tenv, agent, sandbox, trial_dir, skills, skills_dir, provision.tools)
         phases.agent = time.monotonic() - phase_start
         _record_harness_skills(trial_dir, record, outcome)
         if outcome.error is not None:
             raise _TrialFailure(outcome.error.category, outcome.error.message, outcome.error.phase)
-        produced = await _agent_produced_output(sandbox)
+        produced = ended.workspace_changed
         if tenv.keep_workspace:
             await sandbox.download(sandbox.workdir, trial_dir / "workspace")
             paths["workspace"] = _rel(trial_dir / "workspace", tenv.run_dir)
@@ -180,7 +179,8 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         if spec.task.verifier is not None:
             phase_start = time.monotonic()
             try:
-                verdict = await run_verifier(spec.task, sandbox, verifier_dir)
+                # its dirs were emptied when the agent phase ended (nothing of the agent has run since)
+                verdict = await run_verifier(spec.task, sandbox, verifier_dir, reset=False)
             except VerifierError as exc:
                 raise _TrialFailure("verifier_error", str(exc), "verify") from exc
             finally:
@@ -294,8 +294,12 @@ async def _run_agent(
     skills: list[SkillPackage],
     skills_dir: str | None,
     tools: list[dict[str, Any]],
-) -> AgentOutcome:
-    await sandbox.exec(f"mkdir -p /logs/agent && touch {_START_MARKER}", timeout=30)
+    *,
+    verify_next: bool = True,
+) -> tuple[AgentOutcome, AgentPhaseEnd]:
+    """The agent phase, from its start mark to the end of every process it started. With `verify_next`
+    (and a task with a verifier), its end also prepares the verifier's dirs."""
+    await sandbox.begin_agent_phase()
     timeout = spec.task.agent_timeout_sec
     gateway_url: str | None = None
     gateway_socket: Path | None = None
@@ -337,21 +341,19 @@ async def _run_agent(
     if outcome.error is None and gateway is not None and agent.needs_model:
         # a model failure the agent may have swallowed (e.g. retried out, auth) still makes the trial an error
         outcome.error = gateway.trial_error(spec.trial_id)
-    # nothing the agent started may run on into grading (SandboxBroken when that cannot be ensured)
-    await sandbox.end_agent_phase()
-    try:  # one round trip: a missing dir is FileNotFoundError, no existence check first
-        await sandbox.download("/logs/agent", trial_dir / "agent" / "sandbox-logs")
-    except FileNotFoundError:
-        pass
-    except OSError as exc:
-        log.warning("could not download agent logs of %s: %s", spec.trial_id, exc)
-    return outcome
-
-
-async def _agent_produced_output(sandbox: Sandbox) -> bool:
-    """Whether the agent changed any file in the workspace (for the `no_output` failure mode)."""
-    result = await sandbox.exec(f"find {sandbox.workdir} -newer {_START_MARKER} -type f -print -quit", timeout=60)
-    return bool(result.stdout.strip())
+    # nothing the agent started may run on into grading (SandboxBroken when that cannot be ensured);
+    # the same step says whether the agent changed any workspace file (the `no_output` failure mode)
+    # and empties the verifier's dirs when the verifier comes next
+    graded = verify_next and outcome.error is None and spec.task.verifier is not None
+    ended = await sandbox.end_agent_phase(reset=verifier_dirs(spec.task) if graded else ())
+    if ended.agent_logs:
+        try:  # one round trip: a missing dir is FileNotFoundError, no existence check first
+            await sandbox.download(AGENT_LOG_DIR, trial_dir / "agent" / "sandbox-logs")
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            log.warning("could not download agent logs of %s: %s", spec.trial_id, exc)
+    return outcome, ended
 
 
 def _failure_mode(outcome: AgentOutcome, produced_output: bool) -> FailureMode:

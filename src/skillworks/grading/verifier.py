@@ -78,9 +78,17 @@ def read_reward(log_dir: Path) -> tuple[float, dict[str, float]]:
     raise VerifierError("the verifier wrote no reward (expected /logs/verifier/reward.txt or reward.json)")
 
 
-async def run_verifier(task: Task, sandbox: Sandbox, out_dir: Path) -> VerifierResult:
+def verifier_dirs(task: Task) -> list[str]:
+    """The dirs that must start empty for the task's verifier: its logs, its HOME, its mount point."""
+    if task.verifier is None:
+        return []
+    return [VERIFIER_LOG_DIR, VERIFIER_HOME, task.verifier.mount]
+
+
+async def run_verifier(task: Task, sandbox: Sandbox, out_dir: Path, *, reset: bool = True) -> VerifierResult:
     """Upload the verifier, run it from its own directory with a fixed environment, download its logs
-    to `out_dir`, read the reward. The caller has ended the agent phase (no agent process runs)."""
+    to `out_dir`, read the reward. The caller has ended the agent phase (no agent process runs);
+    `reset=False` when it also emptied `verifier_dirs(task)` then (``end_agent_phase(reset=...)``)."""
     verifier = task.verifier
     if verifier is None:
         raise VerifierError(f"task {task.id} has no verifier")
@@ -88,7 +96,8 @@ async def run_verifier(task: Task, sandbox: Sandbox, out_dir: Path) -> VerifierR
     # The agent could write anywhere it can reach: a planted reward.json, ctrf.json, a conftest.py at
     # the verifier's mount point or a usercustomize.py in a HOME must not survive into grading. They
     # start empty, whatever the agent did to their permissions (SandboxBroken when impossible).
-    await sandbox.reset_dirs([VERIFIER_LOG_DIR, VERIFIER_HOME, verifier.mount])
+    if reset:
+        await sandbox.reset_dirs(verifier_dirs(task))
     with verifier.upload_source() as source:  # symlinks (inside the task) followed
         await sandbox.upload(source, verifier.mount)
     result = await sandbox.exec(

@@ -1,6 +1,9 @@
 """skillworks.sandbox: the Sandbox protocol, the backend registry and the `local` (bubblewrap) backend."""
 
 from skillworks.sandbox.base import (
+    AGENT_LOG_DIR,
+    AGENT_START_MARK,
+    AgentPhaseEnd,
     ExecResult,
     ModelChannel,
     Sandbox,
@@ -18,6 +21,9 @@ from skillworks.sandbox.registry import (
 )
 
 __all__ = [
+    "AGENT_LOG_DIR",
+    "AGENT_START_MARK",
+    "AgentPhaseEnd",
     "ExecResult",
     "LocalSandbox",
     "ModelChannel",

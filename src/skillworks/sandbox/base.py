@@ -24,6 +24,19 @@ class ExecResult:
         return self.exit_code == 0 and not self.timed_out
 
 
+# The agent phase's logs, and the mark of its start: a file there older than everything the agent wrote
+AGENT_LOG_DIR = "/logs/agent"
+AGENT_START_MARK = f"{AGENT_LOG_DIR}/.skillworks-agent-start"
+
+
+@dataclass(frozen=True)
+class AgentPhaseEnd:
+    """What ``end_agent_phase`` found once nothing of the agent ran any more."""
+
+    workspace_changed: bool  # a regular file in the workspace is newer than AGENT_START_MARK
+    agent_logs: bool  # AGENT_LOG_DIR may hold something besides the mark (worth downloading)
+
+
 @dataclass(frozen=True)
 class SandboxCapabilities:
     backend: str
@@ -70,8 +83,9 @@ class Sandbox(Protocol):
         returns timed_out=True. When `stdout_path` is set, stdout streams to that host file."""
         ...
 
-    async def upload(self, src: Path, dst: str) -> None:
-        """Copy a host file or directory to `dst` inside the sandbox (parents created)."""
+    async def upload(self, src: Path, dst: str, *, replace: bool = False) -> None:
+        """Copy a host file or directory to `dst` inside the sandbox (parents created). With `replace`,
+        whatever was at `dst` before is removed first (a directory is never merged into)."""
         ...
 
     async def download(self, src: str, dst: Path) -> None:
@@ -86,9 +100,14 @@ class Sandbox(Protocol):
 
     async def close_model_channel(self) -> None: ...
 
-    async def end_agent_phase(self) -> None:
-        """Make sure no process the agent started still runs (the verifier comes next). Raises
-        SandboxBroken when that cannot be ensured."""
+    async def begin_agent_phase(self) -> None:
+        """Make sure AGENT_LOG_DIR and AGENT_START_MARK exist before the agent's first command."""
+        ...
+
+    async def end_agent_phase(self, reset: Sequence[str] = ()) -> AgentPhaseEnd:
+        """Make sure no process the agent started still runs (the verifier comes next), then say what
+        the agent left, and empty the `reset` dirs as ``reset_dirs`` does (in one round trip where the
+        backend can). Raises SandboxBroken when either cannot be ensured."""
         ...
 
     async def reset_dirs(self, paths: Sequence[str]) -> None:

@@ -77,6 +77,9 @@ from skillworks.sandbox._limits import DEFAULT_PIDS_LIMIT, LimitRequest, TrialLi
 from skillworks.sandbox._process import run_process, terminate
 from skillworks.sandbox._view import VIRTUAL, Mount, SandboxView, is_within, norm
 from skillworks.sandbox.base import (
+    AGENT_LOG_DIR,
+    AGENT_START_MARK,
+    AgentPhaseEnd,
     ExecResult,
     ModelChannel,
     SandboxBroken,
@@ -403,11 +406,19 @@ class LocalSandbox:
             )
 
     # --- phases ------------------------------------------------------------------------------
-    async def end_agent_phase(self) -> None:
+    async def begin_agent_phase(self) -> None:
+        await self.exec(f"mkdir -p {AGENT_LOG_DIR} && touch {AGENT_START_MARK}", timeout=30)
+
+    async def end_agent_phase(self, reset: Sequence[str] = ()) -> AgentPhaseEnd:
         """Every exec runs in its own pid namespace, which dies with the exec: nothing of the agent
         outlives its commands. Commands still running (e.g. an agent cancelled mid-command) are killed."""
         for proc in list(self._running):
             await terminate(proc)
+        found = await self.exec(f"find {self.workdir} -newer {AGENT_START_MARK} -type f -print -quit", timeout=60)
+        if reset:
+            await self.reset_dirs(reset)
+        # an exec is milliseconds here: the download itself says whether there are logs
+        return AgentPhaseEnd(workspace_changed=bool(found.stdout.strip()), agent_logs=True)
 
     async def reset_dirs(self, paths: Sequence[str]) -> None:
         """Empty each dir from the host side: the agent's permissions (chmod 555) or symlinks do not
@@ -474,16 +485,18 @@ class LocalSandbox:
         self._require_started()
         return await asyncio.to_thread(self.view.exists, path)
 
-    async def upload(self, src: Path, dst: str) -> None:
+    async def upload(self, src: Path, dst: str, *, replace: bool = False) -> None:
         self._require_started()
         if not src.exists():
             raise FileNotFoundError(src)
-        await asyncio.to_thread(self._upload, Path(src), norm(dst))
+        await asyncio.to_thread(self._upload, Path(src), norm(dst), replace)
 
-    def _upload(self, src: Path, dst: str) -> None:
+    def _upload(self, src: Path, dst: str, replace: bool = False) -> None:
         target = self._writable_host_path(dst, is_dir=src.is_dir())
         if target.is_symlink():
             target.unlink()
+        elif replace and target.exists():
+            _remove_host_path(target)
         if src.is_dir():
             unlink_colliding_symlinks(src, target)
             shutil.copytree(src, target, symlinks=True, dirs_exist_ok=True)

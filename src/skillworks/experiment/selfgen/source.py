@@ -208,7 +208,9 @@ async def _create(request: SourceRequest, options: SelfGenOptions, creator_dir: 
         instruction = creator_instruction(spec.task.instruction, sandbox.workdir, generated_dir, where)
         creator_task = spec.task.model_copy(update={"instruction": instruction, "skills": ()})
         creator_spec = TrialSpec(creator_task, CREATOR_CONDITION, spec.agent, index, spec.seed)
-        outcome = await _run_agent(creator_spec, tenv, agent, sandbox, creator_dir, staged_authoring, skills_dir, [])
+        outcome, _ = await _run_agent(
+            creator_spec, tenv, agent, sandbox, creator_dir, staged_authoring, skills_dir, [], verify_next=False
+        )
         if outcome.error is not None:
             raise UserError(f"creator session failed ({outcome.error.category}): {outcome.error.message}")
         if await sandbox.path_exists(generated_dir):

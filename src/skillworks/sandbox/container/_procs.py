@@ -30,22 +30,44 @@ KILL_SCRIPT = (
     'b=$(marked "$1"); [ -n "$b" ] && kill -STOP $b 2>/dev/null; '
     '[ -n "$a$b" ] && kill -KILL $a $b 2>/dev/null; exit 0'
 )
+# more zombies than this left by the agent: restart the container (pid 1 never reaps them, so they
+# hold pids the verifier needs). There are none unless the agent left something running or orphaned.
+ZOMBIE_LIMIT = 0
+# What the container runs as its pid 1 (as the image's user): the agent phase's log dir and its start
+# mark (kept across a restart), then sleep. Nothing of the agent runs before it, and staged skills keep
+# their files' times, so a workspace file newer than the mark is the agent's.
+CONTAINER_INIT = 'mkdir -p "$1" 2>/dev/null; [ -e "$2" ] || : > "$2" 2>/dev/null; exec sleep infinity'
+# After the agent phase, as root, with nothing of the agent running (args: workdir, start mark, agent
+# log dir, dirs to reset): whether the agent changed a workspace file, whether it left logs, then the
+# reset dirs emptied (rm -rf + mkdir, whatever the agent did to their permissions). Exit 4: no reset.
+AFTER_AGENT_SCRIPT = (
+    "w=$1 m=$2 l=$3; shift 3; changed=0; logs=0; "
+    '[ -n "$(find "$w" -newer "$m" -type f -print -quit 2>/dev/null)" ] && changed=1; '
+    'for f in "$l"/* "$l"/.[!.]* "$l"/..?*; do '
+    '{ [ -e "$f" ] || [ -L "$f" ]; } && [ "$f" != "$m" ] && { logs=1; break; }; done; '
+    'echo "changed $changed logs $logs"; [ $# -gt 0 ] || exit 0; '
+    'rm -rf -- "$@" && mkdir -p -m 755 -- "$@" || exit 4; '
+    'for d; do [ -z "$(ls -A -- "$d")" ] || exit 4; done; echo reset'
+)
 # End the agent phase: SIGKILL every process of the container but its pid 1 (kill(-1) is atomic
 # against forks), then wait until none but zombies is left; print what survived and how many zombies
 # (orphans re-parented to pid 1, which never reaps them, so they hold pids). No fork in the loop:
-# /proc is read with shell built-ins only.
+# /proc is read with shell built-ins only. When nothing survived and the zombies are few enough, the
+# same round trip goes on with AFTER_AGENT_SCRIPT (same args).
 END_AGENT_SCRIPT = (
     "kill -9 -1 2>/dev/null; n=0; "
     "while :; do alive=; zombies=0; "
     'for d in /proc/[0-9]*; do p="${d#/proc/}"; { [ "$p" = 1 ] || [ "$p" = "$$" ]; } && continue; '
     's=; while read -r k v _; do [ "$k" = State: ] && { s=$v; break; }; done 2>/dev/null < "$d/status"; '
     '[ -z "$s" ] && continue; if [ "$s" = Z ]; then zombies=$((zombies+1)); else alive="$alive $p"; fi; done; '
-    '[ -z "$alive" ] && { echo "zombies $zombies"; exit 0; }; '
-    'n=$((n+1)); [ "$n" -ge 20 ] && { echo "alive$alive"; exit 3; }; kill -9 $alive 2>/dev/null; sleep 0.1; done'
+    '[ -z "$alive" ] && break; '
+    'n=$((n+1)); [ "$n" -ge 20 ] && { echo "alive$alive"; exit 3; }; kill -9 $alive 2>/dev/null; sleep 0.1; done; '
+    f'echo "zombies $zombies"; [ "$zombies" -le {ZOMBIE_LIMIT} ] || exit 0; ' + AFTER_AGENT_SCRIPT
 )
-# more zombies than this left by the agent: restart the container (pid 1 never reaps them, so they
-# hold pids the verifier needs). There are none unless the agent left something running or orphaned.
-ZOMBIE_LIMIT = 0
+# One upload that replaces what was at its destination (as root; args: the destination): the tar
+# stream on stdin, extracted at /. Exit 97 when the image has no tar (then: rm, and `cp`).
+REPLACE_UPLOAD_SCRIPT = 'command -v tar >/dev/null 2>&1 || exit 97; rm -rf -- "$1" && exec tar -xf - -C /'
+NO_TAR_EXIT = 97
 NOT_FOUND_RE = re.compile(r"could not be found|could not find|no such file|not found", re.IGNORECASE)
 
 

@@ -3,12 +3,14 @@
 Life of a trial's container::
 
     start()   build the image once per content hash (cache hit: in memory, or one inspect), then
-              `run -d` a container that only sleeps, labelled with the run and the driver pid,
+              `run -d` a container that only sleeps (after making the agent phase's log dir and
+              start mark: begin_agent_phase needs no round trip), labelled with the run and the driver pid,
               with the task's cpus/memory and network policy; nothing of the task directory
               (tests, solution) is in it: the verifier and oracle are uploaded later
     exec()    `<cli> exec` per command; a timeout kills every process the command started
     upload()  a tar stream into `<cli> cp - <container>:/` (parents created, one call, no tar or
-              shell needed in the image)
+              shell needed in the image); replace=True: one `exec` as root that removes the
+              destination and extracts the stream (rm + cp when the image has no tar)
     download() `<cli> cp`
     stop()    `<cli> rm -f` (idempotent), also on SIGINT/SIGTERM via container_session and at exit
 
@@ -32,17 +34,31 @@ import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from types import TracebackType
+from typing import IO
 
 from skillworks.errors import SandboxUnavailable, UserError
 from skillworks.results import ImageInfo
 from skillworks.sandbox._process import await_exit, collect_output, kill_process, wait_or_kill
-from skillworks.sandbox.base import ExecResult, ModelChannel, SandboxBroken, SandboxCapabilities, SandboxError
+from skillworks.sandbox.base import (
+    AGENT_LOG_DIR,
+    AGENT_START_MARK,
+    AgentPhaseEnd,
+    ExecResult,
+    ModelChannel,
+    SandboxBroken,
+    SandboxCapabilities,
+    SandboxError,
+)
 from skillworks.sandbox.container._procs import (
+    AFTER_AGENT_SCRIPT,
+    CONTAINER_INIT,
     END_AGENT_SCRIPT,
     EXEC_MARK,
     KILL_GRACE_SEC,
     KILL_SCRIPT,
+    NO_TAR_EXIT,
     NOT_FOUND_RE,
+    REPLACE_UPLOAD_SCRIPT,
     ZOMBIE_LIMIT,
     end_forwarder,
     missing_executable,
@@ -177,7 +193,9 @@ class ContainerSandbox:
             self._egress = EgressProxy(self._channel_dir / EGRESS_SOCKET, self.network.allowed_hosts)
             await self._egress.start()
         self.name = f"skillworks-{_slug(self.run_id)[:32]}-{uuid.uuid4().hex[:10]}"
-        argv = runtime.argv("run", *self._run_args(), self.image.tag, "infinity")
+        argv = runtime.argv(
+            "run", *self._run_args(), self.image.tag, "-c", CONTAINER_INIT, "sh", AGENT_LOG_DIR, AGENT_START_MARK
+        )
         REGISTRY.add(runtime, self.name)
         creating = asyncio.ensure_future(run_command(argv, timeout=300))
         try:
@@ -221,7 +239,7 @@ class ContainerSandbox:
 
     def _run_args(self) -> list[str]:
         assert self.name is not None
-        args = ["-d", "--name", self.name, "--entrypoint", "sleep"]
+        args = ["-d", "--name", self.name, "--entrypoint", "/bin/sh"]
         for key, value in container_labels(self.run_id, self.task.id).items():
             args += ["--label", f"{key}={value}"]
         args += list(self.runtime.run_flags)
@@ -364,31 +382,47 @@ class ContainerSandbox:
         await wait_or_kill(proc, KILL_GRACE_SEC, lambda: kill_process(proc))
 
     # --- phases --------------------------------------------------------------------------------
-    async def end_agent_phase(self) -> None:
+    async def begin_agent_phase(self) -> None:
+        """Nothing to do: the container's pid 1 made the log dir and the start mark when it started."""
+        self._require_started()
+
+    async def end_agent_phase(self, reset: Sequence[str] = ()) -> AgentPhaseEnd:
         """Kill every process in the container but its pid 1 (what the agent left running, e.g.
         ``nohup setsid``, included). When something survives, the agent's processes cannot even be
         listed (pids exhausted) or their zombies hold too many pids, restart the container (its
-        files are kept); SandboxBroken when even that fails."""
+        files are kept); SandboxBroken when even that fails. The same round trip (as root, once
+        nothing of the agent runs) finds whether the agent changed the workspace or left logs, and
+        empties the `reset` dirs (SandboxBroken when it cannot)."""
         name = self._require_started()
+        args = ["sh", self.workdir, AGENT_START_MARK, AGENT_LOG_DIR, *reset]
         result = await run_command(
-            self.runtime.argv("exec", "--user", "0", name, "/bin/sh", "-c", END_AGENT_SCRIPT), timeout=60
+            self.runtime.argv("exec", "--user", "0", name, "/bin/sh", "-c", END_AGENT_SCRIPT, *args), timeout=120
         )
-        words = result.stdout.split()
-        clean = result.ok and words[:1] == ["zombies"] and int(words[1]) <= ZOMBIE_LIMIT
+        lines = result.stdout.splitlines()
+        words = lines[0].split() if lines else []
+        clean = words[:1] == ["zombies"] and int(words[1]) <= ZOMBIE_LIMIT and len(lines) > 1
         if not clean:
             reason = result.stdout.strip() or result.error_line()
             log.info("container %s: restarting after the agent phase (%s)", name, reason)
             restarted = await run_command(self.runtime.argv("restart", "-t", "0", name), timeout=120)
-            check = await run_command(self.runtime.argv("exec", name, "/bin/sh", "-c", "exit 0"), timeout=60)
-            if not (restarted.ok and check.ok):
-                failure = restarted if not restarted.ok else check
+            result = await run_command(
+                self.runtime.argv("exec", "--user", "0", name, "/bin/sh", "-c", AFTER_AGENT_SCRIPT, *args), timeout=120
+            )
+            if not restarted.ok or result.returncode not in (0, 4):
+                failure = restarted if not restarted.ok else result
                 raise SandboxBroken(
                     f"the agent's processes could not be ended ({reason[:200]}) and the container could not be "
                     f"restarted: {failure.error_line()}"
                 )
+            lines = ["", *result.stdout.splitlines()]
+        if reset and (result.returncode != 0 or lines[-1:] != ["reset"]):
+            raise SandboxBroken(f"cannot reset {', '.join(reset)} for the verifier: {result.error_line()}")
+        found = lines[1].split() if len(lines) > 1 else []
+        ended = AgentPhaseEnd(workspace_changed=found[:2] == ["changed", "1"], agent_logs=found[2:4] != ["logs", "0"])
         if self._egress_proc is not None:  # the egress forwarder was ended with everything else
             await end_forwarder(self._egress_proc)
             self._egress_proc = await self._start_forwarder(EGRESS_PORT, f"{HELPER_MOUNT_DIR}/{EGRESS_SOCKET}")
+        return ended
 
     async def reset_dirs(self, paths: Sequence[str]) -> None:
         """Empty each dir as root (the agent's chmod cannot stop it); they belong to root, who runs
@@ -423,9 +457,10 @@ class ContainerSandbox:
             raise SandboxError(f"cannot check paths in the container: {result.error_line()}")
         return {p for p in result.stdout.split("\0") if p}
 
-    async def upload(self, src: Path, dst: str) -> None:
+    async def upload(self, src: Path, dst: str, *, replace: bool = False) -> None:
         """Copy a host file or directory to `dst` (parents created; a directory merges into an
-        existing one). Files are owned by root in the container."""
+        existing one, unless `replace`: then what was at `dst` is removed first). Files are owned
+        by root in the container."""
         name = self._require_started()
         src = Path(src)
         if not src.exists():
@@ -438,18 +473,39 @@ class ContainerSandbox:
         arcname = str(dest).lstrip("/") or "."
         with tempfile.TemporaryFile(prefix="skillworks-upload-") as archive:
             await asyncio.to_thread(write_tar, archive, src, arcname)
+            if replace and str(dest) != "/":
+                archive.seek(0)
+                script = ["/bin/sh", "-c", REPLACE_UPLOAD_SCRIPT, "sh", str(dest)]
+                code, err = await self._feed(self.runtime.argv("exec", "-i", "--user", "0", name, *script), archive)
+                if code == 0:
+                    return
+                if code != NO_TAR_EXIT:
+                    raise SandboxError(f"upload of {src} to {dest} failed: {err}")
+                removed = await run_command(
+                    self.runtime.argv("exec", "--user", "0", name, "/bin/sh", "-c", 'rm -rf -- "$1"', "sh", str(dest)),
+                    timeout=120,
+                )
+                if not removed.ok:
+                    raise SandboxError(f"upload of {src} to {dest} failed: cannot remove it: {removed.error_line()}")
             archive.seek(0)
-            proc = await asyncio.create_subprocess_exec(
-                *self.runtime.argv("cp", "-", f"{name}:/"),
-                stdin=archive,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
-            )
-            _, err = await proc.communicate()
-        if proc.returncode != 0:
-            line = (err.decode(errors="replace").strip().splitlines() or [f"exit {proc.returncode}"])[-1]
-            raise SandboxError(f"upload of {src} to {dest} failed: {line}")
+            code, err = await self._feed(self.runtime.argv("cp", "-", f"{name}:/"), archive)
+        if code != 0:
+            raise SandboxError(f"upload of {src} to {dest} failed: {err}")
+
+    @staticmethod
+    async def _feed(argv: list[str], archive: IO[bytes]) -> tuple[int, str]:
+        """Run a runtime command with `archive` on its stdin: (exit code, its last stderr line)."""
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=archive,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+        _, err = await proc.communicate()
+        assert proc.returncode is not None
+        lines = err.decode(errors="replace").strip().splitlines()
+        return proc.returncode, (lines[-1] if lines else f"exit {proc.returncode}")
 
     async def download(self, src: str, dst: Path) -> None:
         """Copy `src` from the container to `dst` (a directory merges into an existing one)."""
