@@ -1,9 +1,27 @@
 """Grading: the verifier runner, reward files, CTRF test reports; bring-your-own graders. The ACES metrics
-live in `skillworks.grading.metrics`."""
+live in `skillworks.grading.metrics`. Names are imported on first use (a trial needs only the verifier)."""
 
-from skillworks.grading.ctrf import read_ctrf
-from skillworks.grading.graders import ENTRY_POINT_GROUP, Grader, entry_point_graders, load_grader, run_grader
-from skillworks.grading.verifier import VerifierResult, read_reward, run_verifier
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from skillworks.grading.ctrf import read_ctrf
+    from skillworks.grading.graders import ENTRY_POINT_GROUP, Grader, entry_point_graders, load_grader, run_grader
+    from skillworks.grading.verifier import VerifierResult, read_reward, run_verifier
+
+_LAZY = {
+    "read_ctrf": "skillworks.grading.ctrf",
+    "ENTRY_POINT_GROUP": "skillworks.grading.graders",
+    "Grader": "skillworks.grading.graders",
+    "entry_point_graders": "skillworks.grading.graders",
+    "load_grader": "skillworks.grading.graders",
+    "run_grader": "skillworks.grading.graders",
+    "VerifierResult": "skillworks.grading.verifier",
+    "read_reward": "skillworks.grading.verifier",
+    "run_verifier": "skillworks.grading.verifier",
+}
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -16,3 +34,12 @@ __all__ = [
     "run_grader",
     "run_verifier",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'skillworks.grading' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -1,4 +1,9 @@
-"""skillworks.sandbox: the Sandbox protocol, the backend registry and the `local` (bubblewrap) backend."""
+"""skillworks.sandbox: the Sandbox protocol, the backend registry and the `local` (bubblewrap) backend
+(`LocalSandbox` is imported on first use: a container run never loads it)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from skillworks.sandbox.base import (
     AGENT_LOG_DIR,
@@ -11,7 +16,9 @@ from skillworks.sandbox.base import (
     SandboxCapabilities,
     SandboxError,
 )
-from skillworks.sandbox.local import LocalSandbox
+
+if TYPE_CHECKING:
+    from skillworks.sandbox.local import LocalSandbox
 from skillworks.sandbox.registry import (
     available_backends,
     create_sandbox,
@@ -37,3 +44,12 @@ __all__ = [
     "register_backend",
     "sandbox_warnings",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name != "LocalSandbox":
+        raise AttributeError(f"module 'skillworks.sandbox' has no attribute {name!r}")
+    from skillworks.sandbox.local import LocalSandbox
+
+    globals()[name] = LocalSandbox
+    return LocalSandbox

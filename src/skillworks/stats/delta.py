@@ -14,8 +14,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
 DEFAULT_RESAMPLES = 10_000
 
 
@@ -41,6 +39,8 @@ class MeanOfDefined:
 
 def mean_of_defined(values: Sequence[float | None]) -> MeanOfDefined:
     """Mean of the values that are not None (per-configuration averaging of g or Δ)."""
+    import numpy as np  # imported when needed: a run's start-up and small reports never load it
+
     defined = [v for v in values if v is not None]
     return MeanOfDefined(
         mean=float(np.mean(defined)) if defined else None,
@@ -80,6 +80,8 @@ def paired_bootstrap_delta(
     (``numpy.random.default_rng(seed)``), the mean paired difference taken per resample, and the
     interval is the percentile interval of those means. Same inputs and seed -> same interval.
     """
+    import numpy as np  # imported when needed: a run's start-up and small reports never load it
+
     if resamples < 1:
         raise ValueError(f"resamples must be >= 1, got {resamples}")
     if not 0.0 < confidence < 1.0:

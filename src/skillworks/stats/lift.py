@@ -18,11 +18,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from skillworks.results import TrialResult
 from skillworks.stats.intervals import Interval, z_for
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DEFAULT_TREATMENT = "with-skill"
 DEFAULT_BASELINE = "target-withheld"
@@ -107,6 +109,8 @@ def default_skill_of(task_id: str) -> str:
 
 def normal_interval(deltas: np.ndarray, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Normal interval of the mean along the last axis (vectorised: any leading axes are experiments)."""
+    import numpy as np  # imported when needed: a run's start-up and small reports never load it
+
     d = np.asarray(deltas, dtype=float)
     n = d.shape[-1]
     if n < 2:
@@ -125,6 +129,8 @@ def cluster_bootstrap(
     confidence: float = 0.95,
 ) -> Interval | None:
     """Percentile interval of the pooled mean delta, resampling whole clusters with replacement."""
+    import numpy as np  # imported when needed: a run's start-up and small reports never load it
+
     labels = sorted(set(clusters))
     if len(labels) < 2:
         return None
@@ -191,6 +197,8 @@ def skill_lift(
     """Skill Lift of one metric (a key of `TrialResult.metrics`, or ``reward`` for the verifier's reward).
     `frame`, when given, lists every planned case, so that a case with no
     scored trial on either side is listed as unpaired too."""
+    import numpy as np  # imported when needed: a run's start-up and small reports never load it
+
     rows = list(results)
     if skill_of is None:
         of: Callable[[str], str] = default_skill_of
