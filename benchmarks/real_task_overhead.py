@@ -130,7 +130,7 @@ def load() -> str:
 # --- tracing: a wrapper of the runtime CLI that logs each call with its start and end time ------------
 def _tracing_cli(tmp: Path, name: str) -> tuple[Path, Path]:
     log = tmp / f"{name}.calls"
-    wrapper = tmp / f"{name}-podman"
+    wrapper = tmp / f"podman-{name}"  # named podman*: skillworks tells podman from docker by the name
     real = shutil.which("podman")
     wrapper.write_text(
         "#!/bin/sh\n"
