@@ -1,10 +1,12 @@
 """Throughput of `skillworks check` (no judge) over a generated corpus of varied skills.
 
-    python benchmarks/check_throughput.py [--skills 2000] [--no-lint] [--keep DIR]
+    python benchmarks/check_throughput.py [--skills 2000] [--no-lint] [--workers N] [--keep DIR]
 
 Generates N skills (clean ones, ones with planted defects, scripts in Python and shell, references,
 long and short SKILL.md files, broken YAML, non-spec keys) in a temporary directory, scans the whole
-tree once, and prints skills/second. Target: >= 100 skills/s on 2 cores.
+tree once (with --workers scan processes; default: one per core), and prints skills/second, the number of
+workers, the CPU per skill, the load average and the peak memory of the process tree. Target: >= 150
+skills/s with lint on 2 cores.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+
+from _memory import TreeMemory
 
 from skillworks.check import check_skills_async
 
@@ -147,6 +151,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--skills", type=int, default=2000)
     ap.add_argument("--no-lint", action="store_true")
+    ap.add_argument("--workers", type=int, default=None, help="scan processes (default: one per core)")
     ap.add_argument("--keep", type=Path, default=None, help="generate the corpus here and keep it")
     args = ap.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="sw-check-bench-"))
@@ -156,23 +161,27 @@ def main() -> None:
         for i in range(args.skills):
             make_skill(root, i, rng)
         gen = time.perf_counter() - t0
+        load = os.getloadavg()[0]
         own0, kids0 = _cpu()
         t1 = time.perf_counter()
-        report = asyncio.run(check_skills_async([root], lint=not args.no_lint))
+        with TreeMemory() as memory:
+            report = asyncio.run(check_skills_async([root], lint=not args.no_lint, workers=args.workers))
         elapsed = time.perf_counter() - t1
         own1, kids1 = _cpu()
-        own, kids = own1 - own0, kids1 - kids0
+        own, kids = own1 - own0, kids1 - kids0 - memory.sampler_cpu
         n = len(report.skills)
         findings = sum(len(s.findings) for s in report.skills)
+        cores = len(os.sched_getaffinity(0))
         print(f"corpus: {n} skills generated in {gen:.1f}s under {root}")
-        print(f"cpus: {os.cpu_count()}  lint: {'off' if args.no_lint else report.lint_tools}")
-        cores = os.cpu_count() or 1
+        print(f"cores: {cores}  scan workers: {report.workers}  lint: {'off' if args.no_lint else report.lint_tools}")
         print(f"scanned {n} skills in {elapsed:.2f}s wall: {n / elapsed:.0f} skills/s, {findings} findings")
-        # the in-process scan is one thread; the linters run beside it on the other cores
-        idle_wall = max(own, (own + kids) / cores)
-        print(f"cpu: scan {1000 * own / n:.1f} ms/skill (one thread), linters {1000 * kids / n:.1f} ms/skill")
-        print(f"cpu-bound estimate on {cores} idle cores: {n / idle_wall:.0f} skills/s")
-        print(f"load average during the run: {os.getloadavg()[0]:.1f} (wall time is inflated when > {cores})")
+        cpu = own + kids
+        print(
+            f"cpu: {1000 * cpu / n:.1f} ms/skill in all ({1000 * own / n:.1f} in this process, {1000 * kids / n:.1f} "
+            f"in worker and linter processes) -> {cores * n / cpu:.0f} skills/s if the {cores} cores were idle"
+        )
+        print(f"load average: {load:.1f} before the run, {os.getloadavg()[0]:.1f} after (1-minute)")
+        print(memory.summary())
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)

@@ -1,11 +1,13 @@
 """`skillworks check` over a corpus of real skills: throughput, peak memory, findings per rule, a sample of
 findings per rule to label, and precision per security rule from the labelled sample in the repository.
 
-    python benchmarks/corpus_scan.py CORPUS_DIR [--no-lint] [--sample-out FILE] [--per-rule 10]
-                                     [--labels benchmarks/data/security-labels.csv] [--real-tasks DIR]
+    python benchmarks/corpus_scan.py CORPUS_DIR... [--no-lint] [--workers N] [--sample-out FILE] [--per-rule 10]
+                                        [--labels benchmarks/data/security-labels.csv] [--real-tasks DIR]
 
 CORPUS_DIR is for example ../shared/corpus/public-skills (reference skills and a random mirror sample).
-The scan runs once, as `skillworks check` does; then the report is rendered as text and as JSON to compare
+The scan runs once, as `skillworks check` does (with --workers scan processes; default: one per core), and
+prints skills/s, the CPU it took, the load average of the machine and the peak memory of the whole process
+tree (scanner, worker processes and linters); then the report is rendered as text and as JSON to compare
 their cost. --sample-out writes up to --per-rule random findings per rule (with evidence, context and the
 reason for the severity) as CSV for a person to label. The labels file holds one row per labelled security
 finding (rule, file, line, verdict TP/FP, reason); precision per rule is computed over the findings of this
@@ -32,6 +34,8 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from _memory import TreeMemory
+
 from skillworks.check import check_skills_async, to_json
 from skillworks.check.model import Dimension, Severity
 from skillworks.check.text_output import to_text
@@ -50,10 +54,6 @@ def _rel(corpus: Path, root: Path, file: str | None) -> str:
 def _cpu() -> tuple[float, float]:
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
-
-
-def _peak_mib(who: int) -> float:
-    return resource.getrusage(who).ru_maxrss / 1024
 
 
 def _precision(corpus: Path, report_rows: list[dict[str, str]], labels: Path) -> None:
@@ -119,34 +119,48 @@ def _real_tasks(tasks_dir: Path) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("corpus", type=Path)
+    parser.add_argument("corpus", type=Path, nargs="+")
     parser.add_argument("--no-lint", action="store_true")
+    parser.add_argument("--workers", type=int, default=None, help="scan processes (default: one per core)")
     parser.add_argument("--sample-out", type=Path, help="write a random sample of findings per rule (CSV)")
     parser.add_argument("--per-rule", type=int, default=10)
     parser.add_argument("--labels", type=Path, default=LABELS)
     parser.add_argument("--real-tasks", type=Path)
     parser.add_argument("--seed", type=int, default=11)
     args = parser.parse_args()
-    corpus: Path = args.corpus.resolve()
-    if not corpus.is_dir():
-        print(f"error: {corpus}: not a directory", file=sys.stderr)
-        return 2
+    corpora: list[Path] = [c.resolve() for c in args.corpus]
+    for c in corpora:
+        if not c.is_dir():
+            print(f"error: {c}: not a directory", file=sys.stderr)
+            return 2
+    corpus = corpora[0] if len(corpora) == 1 else Path(os.path.commonpath(corpora))
 
+    load_before = os.getloadavg()[0]
     start = time.perf_counter()
     cpu0 = _cpu()
-    report = asyncio.run(check_skills_async([corpus], lint=not args.no_lint))
+    with TreeMemory() as memory:
+        report = asyncio.run(check_skills_async(corpora, lint=not args.no_lint, workers=args.workers))
     elapsed = time.perf_counter() - start
     cpu_self, cpu_children = (b - a for a, b in zip(cpu0, _cpu(), strict=True))
+    cpu_children -= memory.sampler_cpu
     n = len(report.skills)
-    print(f"corpus {corpus}")
-    print(f"skills {n} in {elapsed:.1f}s = {n / elapsed:.0f} skills/s (lint {'off' if args.no_lint else 'on'})")
-    load = os.getloadavg()[0]
+    cores = len(os.sched_getaffinity(0))
+    print(f"corpus {' '.join(map(str, corpora))}")
     print(
-        f"cpu: scanner {cpu_self:.1f}s, linters {cpu_children:.1f}s -> {n / max(cpu_self, cpu_children):.0f} skills/s "
-        f"if each had a core of its own (load average {load:.1f} on {os.cpu_count()} cores during the run)"
+        f"skills {n} in {elapsed:.1f}s wall = {n / elapsed:.0f} skills/s with {report.workers} scan worker "
+        f"process(es) on {cores} cores, lint {'off' if args.no_lint else 'on'}"
     )
-    scanner, linters = _peak_mib(resource.RUSAGE_SELF), _peak_mib(resource.RUSAGE_CHILDREN)
-    print(f"peak RSS: scanner {scanner:.0f} MiB, largest linter process {linters:.0f} MiB")
+    cpu = cpu_self + cpu_children
+    print(
+        f"cpu: {cpu:.1f}s in all ({cpu_self:.1f}s this process, {cpu_children:.1f}s worker and linter processes) "
+        f"= {1000 * cpu / n:.1f} ms per skill -> {cores * n / cpu:.0f} skills/s if the {cores} cores were idle"
+    )
+    print(f"load average: {load_before:.1f} before the run, {os.getloadavg()[0]:.1f} after (1-minute)")
+    print(memory.summary())
+    print(
+        f"peak RSS of one process: this one {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB, "
+        f"largest child {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MiB"
+    )
 
     t = time.perf_counter()
     text = to_text(report, verbose=True)

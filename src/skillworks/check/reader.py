@@ -305,17 +305,32 @@ def _check_symlink(src: SkillSource, path: Path, real_root: str) -> bool:
     return not target.is_dir()
 
 
-def _outer_skill(root: Path) -> Path | None:
-    """The nearest ancestor directory that is a skill itself (holds a SKILL.md), if any."""
+def _holds_skill_md(d: Path) -> bool:
+    return (d / "SKILL.md").is_file() or (d / "skill.md").is_file()
+
+
+def _outer_skill(root: Path, cache: dict[str, bool] | None = None) -> Path | None:
+    """The nearest ancestor directory that is a skill itself (holds a SKILL.md), if any. `cache` (directory
+    -> holds a SKILL.md) saves the lookups when many skills of one tree are read."""
     try:
         parents = root.resolve().parents
     except (OSError, RuntimeError):
         return None
-    return next((p for p in parents if (p / "SKILL.md").is_file() or (p / "skill.md").is_file()), None)
+    for p in parents:
+        key = str(p)
+        found = cache.get(key) if cache is not None else None
+        if found is None:
+            found = _holds_skill_md(p)
+            if cache is not None:
+                cache[key] = found
+        if found:
+            return p
+    return None
 
 
-def read_skill(root: Path) -> SkillSource:
-    """Read one skill directory tolerantly. Never raises on bad content."""
+def read_skill(root: Path, *, outer_cache: dict[str, bool] | None = None) -> SkillSource:
+    """Read one skill directory tolerantly. Never raises on bad content. `outer_cache` lets the reads of
+    one scan share the look-ups of ancestor directories (see `_outer_skill`)."""
     src = SkillSource(root=root)
     skill_md = root / "SKILL.md"
     if not (skill_md.exists() or skill_md.is_symlink()):
@@ -328,7 +343,7 @@ def read_skill(root: Path) -> SkillSource:
             _walk_files(src)
             return src
     src.skill_md_rel = skill_md.name
-    outer = _outer_skill(root)
+    outer = _outer_skill(root, outer_cache)
     if outer is not None:
         src.findings.append(
             finding("skill-nested", f"this skill sits inside the skill at {outer}", skill_md.name, None, str(outer))

@@ -25,6 +25,9 @@ def check(
     strict: bool = typer.Option(
         False, "--strict", help="every specification finding is a blocking error, as in skills-ref validate"
     ),
+    workers: int | None = typer.Option(
+        None, "--workers", "-j", help="scan processes (default: one per core for 200 skills or more; same report)"
+    ),
 ) -> None:
     """Score skills over four dimensions, scan them for security problems and lint their scripts.
 
@@ -45,6 +48,8 @@ def check(
         raise UserError("--triage needs a model name")
     if judge is not None and not models:
         raise UserError("--judge needs at least one model name")
+    if workers is not None and workers < 1:
+        raise UserError(f"--workers must be at least 1, not {workers}")
     report = asyncio.run(
         check_skills_async(
             paths,
@@ -54,6 +59,7 @@ def check(
             api_base=api_base,
             strict=strict,
             triage_model=(triage or "").strip() or None,
+            workers=workers,
         )
     )
     if fmt in ("table", "text"):

@@ -74,6 +74,8 @@ def test_bad_format_and_fail_under_and_judge_flags() -> None:
     assert proc.returncode == 2 and proc.stderr.strip() == "error: --judge needs at least one model name"
     proc = _cli("check", case, "--triage", " ")
     assert proc.returncode == 2 and proc.stderr.strip() == "error: --triage needs a model name"
+    proc = _cli("check", case, "--workers", "0")
+    assert proc.returncode == 2 and proc.stderr.strip() == "error: --workers must be at least 1, not 0"
 
 
 def test_unwritable_output(tmp_path: Path) -> None:
