@@ -64,29 +64,21 @@ def _check_no_raw_skill_staged(trial: Path) -> None:
     assert record["visible_to_agent"] == ["run_card_writer"] and record["raw_skills_staged"] == []
 
 
-@pytest.mark.parametrize("harness", sorted(TOOL_NAMES))
-def test_cli_lists_and_calls_the_compiled_skill_and_its_operator_runs_in_the_sandbox(
-    harness: str, tmp_path: Path
-) -> None:
-    script = tmp_path / "compiled.yaml"
-    script.write_text((SCRIPTS / "compiled.yaml").read_text().replace(HANDLE, TOOL_NAMES[harness]))
-    result, trial = _run(harness, script, tmp_path)
+def _check_solved_through_the_handle(result: TrialResult, trial: Path, statuses: list[str], read: list[str]) -> None:
     assert result.error is None, result.error
     assert (result.outcome, result.reward) == ("solved", 1.0)  # the verifier read /app/card.txt in the sandbox
     _check_no_raw_skill_staged(trial)
 
     # every scripted turn was answered in order: the CLI offered the handle (turn 1's expect) and sent back the
-    # runtime's disclosure (turn 2's) and the operator's execution (turn 3's)
+    # runtime's disclosure (turn 2's) and the operator's execution (the last turn's)
     model_calls = [c for c in read_calls(trial / "gateway.jsonl") if c.is_model_call]
-    assert [(c.status, c.script_turn) for c in model_calls] == [("ok", 1), ("ok", 2), ("ok", 3)]
+    assert [c.status for c in model_calls] == ["ok"] * len(model_calls)
+    assert [c.script_turn for c in model_calls] == list(range(1, len(model_calls) + 1))
 
     # the server the CLI started ran the operator inside the sandbox: the sandbox's paths, the task's workdir
     calls = _runtime_calls(trial)
-    assert [(c["tool"], c["result"]["status"]) for c in calls] == [
-        ("run_card_writer", "guidance"),
-        ("run_card_writer", "execute"),
-    ]
-    ran = calls[1]["result"]
+    assert [(c["tool"], c["result"]["status"]) for c in calls] == [("run_card_writer", s) for s in statuses]
+    ran = calls[-1]["result"]
     assert ran["output"]["exit_code"] == 0 and "cwd: /app" in ran["evidence"]
     assert any(e.startswith("command: bash /home/agent/.skillworks/compiled/card-writer/") for e in ran["evidence"])
     config = "\n".join(p.read_text() for p in (trial / "agent" / "config").iterdir())
@@ -94,25 +86,36 @@ def test_cli_lists_and_calls_the_compiled_skill_and_its_operator_runs_in_the_san
 
     # skill use counts the handle: listed, invoked, and the script its operator ran
     use = result.skill_use
-    assert (use.listed, use.invoked, use.scripts_run, use.failed) == ([SKILL], [SKILL], [SCRIPT], [])
+    assert (use.listed, use.invoked, use.scripts_run, use.failed, use.read) == ([SKILL], [SKILL], [SCRIPT], [], read)
 
 
-def test_attacks_through_the_runtime_stay_in_the_sandbox(tmp_path: Path) -> None:
-    """Scripted Claude Code turns that try to leave the skill dir and reach the host through the runtime, then read
-    the raw package past the handle. Honest outcome: the fallback refuses paths outside the capsule; an operator
-    given a host path or a shell injection runs (quoted) in the sandbox, whose /tmp is private; the staged capsule
-    is readable by the agent's own shell (the runtime runs as the agent's user), which skill use counts as a read."""
+@pytest.mark.parametrize("harness", ["codex", "gemini-cli", "opencode"])  # claude-code: the attack test below
+def test_cli_lists_and_calls_the_compiled_skill_and_its_operator_runs_in_the_sandbox(
+    harness: str, tmp_path: Path
+) -> None:
+    script = tmp_path / "compiled.yaml"
+    script.write_text((SCRIPTS / "compiled.yaml").read_text().replace(HANDLE, TOOL_NAMES[harness]))
+    result, trial = _run(harness, script, tmp_path)
+    _check_solved_through_the_handle(result, trial, ["guidance", "execute"], read=[])
+
+
+def test_claude_code_solves_through_the_handle_and_attacks_stay_in_the_sandbox(tmp_path: Path) -> None:
+    """Claude Code lists and calls the handle and solves the task with its operator (as above); on the way, scripted
+    turns try to leave the skill dir and reach the host through the runtime, then read the raw package past the
+    handle. Honest outcome: the fallback refuses paths outside the capsule; an operator given a host path or a
+    shell injection runs (quoted) in the sandbox, whose /tmp is private; the staged capsule is readable by the
+    agent's own shell (the runtime runs as the agent's user), which skill use counts as a read."""
     marker = Path("/tmp") / f"skillworks-host-marker-{uuid.uuid4().hex}"
 
     def turn(*calls: tuple[str, dict[str, object]], **expect: str) -> dict[str, object]:
-        out: dict[str, object] = {"tool_calls": [{"name": n, "arguments": a} for n, a in calls]}
-        return {**out, "expect": expect} if expect else out
+        return {"tool_calls": [{"name": n, "arguments": a} for n, a in calls], "expect": expect}
 
     escape = {"operator": "get_skill_asset", "inputs": {"path": "../contract.json"}}
     host = {"operator": "write_card", "inputs": {"name": f"Ada; touch {marker}-2", "arg2": str(marker)}}
     raw = {"command": "cat ~/.skillworks/compiled/card-writer/capsule/SKILL.md"}
     turns = [
-        turn((HANDLE, escape)),
+        turn((HANDLE, {}), has_tool=HANDLE),
+        turn((HANDLE, escape), tool_result_contains="write_card(name"),
         turn((HANDLE, host), tool_result_contains="has no file '../contract.json'"),
         turn(("Bash", raw), tool_result_contains="ran write_card"),
         turn((HANDLE, WRITE), tool_result_contains="# Card writer"),
@@ -121,14 +124,9 @@ def test_attacks_through_the_runtime_stay_in_the_sandbox(tmp_path: Path) -> None
     script = tmp_path / "attack.yaml"
     script.write_text(yaml.safe_dump({"default": turns}))
     result, trial = _run("claude-code", script, tmp_path)
-    assert result.error is None, result.error
-    assert result.reward == 1.0
+    _check_solved_through_the_handle(result, trial, ["guidance", "blocked", "execute", "execute"], read=[SKILL])
     assert not marker.exists() and not Path(f"{marker}-2").exists()  # nothing reached the host's /tmp
-    calls = _runtime_calls(trial)
-    assert [c["result"]["status"] for c in calls] == ["blocked", "execute", "execute"]
-    assert calls[1]["result"]["output"]["exit_code"] == 0  # in the sandbox's private /tmp
-    _check_no_raw_skill_staged(trial)
-    assert result.skill_use.read == [SKILL] and result.skill_use.scripts_run == [SCRIPT]
+    assert _runtime_calls(trial)[2]["result"]["output"]["exit_code"] == 0  # it ran, in the sandbox's private /tmp
 
 
 def test_a_harness_without_mcp_wiring_refuses_the_compiled_condition(tmp_path: Path) -> None:
