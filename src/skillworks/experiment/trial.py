@@ -154,6 +154,7 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         try:
             await stage_skills(sandbox, skills, skills_dir, scratch)
             record = await audit_skills(sandbox, spec.condition, skills, skills_dir)
+            record = record.model_copy(update={"handles": [h.handle for h in provision.handles]})
         except StagingError as exc:
             raise _TrialFailure("staging_error", str(exc), "staging") from exc
         (trial_dir / "skills.json").write_text(record.model_dump_json(indent=2))

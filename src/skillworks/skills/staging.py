@@ -101,6 +101,11 @@ class StagingRecord(BaseModel):
         default_factory=list, description="files of staged skills not copied (named pipes, sockets, devices)"
     )
     warnings: list[str] = Field(default_factory=list)
+    handles: list[str] = Field(
+        default_factory=list,
+        description="tools that stand for skills, given to the agent instead of files (the compiled condition's "
+        "run_<skill> handles; where their artifacts lie in the sandbox: the trial's compiled-skills.json)",
+    )
     harness_skills: list[HarnessSkill] | None = Field(
         default=None,
         description="skills the agent's harness brought itself (bundled with the CLI), as it listed them after "

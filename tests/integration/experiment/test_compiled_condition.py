@@ -50,7 +50,7 @@ def test_raw_vs_compiled_paired_run(runs_dir: Path, cli: Any, quickstart: Path) 
     trial = run_dir / "trials" / compiled.trial_id
     # the audit: no raw SKILL.md anywhere the harness looks; the agent saw only the runtime's handles
     audit = json.loads((trial / "skills.json").read_text())
-    assert audit["expected"] == [] and audit["visible"] == []
+    assert audit["expected"] == [] and audit["visible"] == [] and audit["handles"] == [HANDLE]
     assert compiled.skills_staged == []
     assert compiled.skill_source is not None
     record = compiled.skill_source.record

@@ -60,6 +60,7 @@ def _runtime_calls(trial: Path) -> list[dict[str, object]]:
 def _check_no_raw_skill_staged(trial: Path) -> None:
     audit = json.loads((trial / "skills.json").read_text())
     assert audit["ok"] and audit["visible"] == [] and audit["stray_skill_md"] == [], audit["problems"]
+    assert audit["handles"] == ["run_card_writer"]  # what the agent was given instead of the package
     record = json.loads((trial / "compiled-skills.json").read_text())
     assert record["visible_to_agent"] == ["run_card_writer"] and record["raw_skills_staged"] == []
 
