@@ -5,6 +5,8 @@ Checked against 0.169.0 on this machine: Codex ignores OPENAI_BASE_URL, so the p
 `<skills_instructions>` block, which Codex also writes to its session log (~/.codex/sessions/**/rollout-*.jsonl):
 that log is where the listed skills are read from. Its own sandbox (landlock / user namespaces) cannot nest
 inside skillworks' sandbox, so it runs with --dangerously-bypass-approvals-and-sandbox; stdin is closed.
+MCP servers ([mcp_servers.<name>] in config.toml) reach the model as a Responses `namespace` tool group
+`mcp__<name>`; a server still starting when the first request leaves is missing from it unless `required = true`.
 """
 
 from __future__ import annotations

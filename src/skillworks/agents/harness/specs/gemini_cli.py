@@ -3,7 +3,8 @@
 Checked against 0.61.0 on this machine: GOOGLE_GEMINI_BASE_URL points the SDK at the gateway
 (POST /v1beta/models/<model>:streamGenerateContent?alt=sse); headless mode needs
 `security.auth.selectedType = gemini-api-key` in ~/.gemini/settings.json. Skills under $HOME/.gemini/skills
-are offered through the `activate_skill` tool; `gemini skills list` prints what it discovered.
+are offered through the `activate_skill` tool; `gemini skills list` prints what it discovered. MCP servers
+(`mcpServers` in settings.json) reach the model as `mcp_<server>_<tool>`.
 """
 
 from __future__ import annotations

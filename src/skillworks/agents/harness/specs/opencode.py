@@ -5,7 +5,8 @@ Checked against 1.18.33 on this machine: a custom provider `skillworks` with the
 `@ai-sdk/openai-compatible` package and `options.baseURL` (nothing is downloaded); `--title` avoids the
 extra title-generation request (which would race the first turn for a scripted model); `--auto` approves
 tools. Skills under ~/.config/opencode/skills (its documented global path) are loaded with the `skill` tool;
-`opencode debug skill` prints what it discovered as JSON.
+`opencode debug skill` prints what it discovered as JSON. MCP servers (`mcp` in opencode.json, `type: local`)
+reach the model as `<server>_<tool>`.
 """
 
 from __future__ import annotations
