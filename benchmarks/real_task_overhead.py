@@ -9,11 +9,13 @@ tests in, `exec` test.sh, `cp` /logs/verifier out, `rm -f`. Runs alternate betwe
 see the same machine load; medians and their ratio are printed (goal: <= 1.15), each figure with the
 machine's load average (the machine may be shared: the runtime-call counts are the deterministic part).
 
-Before the timed runs, one traced run of each goes through a wrapper of the runtime CLI that logs every
-call with its start and end time: it prints the number of runtime calls per trial (skillworks and the raw
-script) and the split of the skillworks command into phases (start-up, image check, container start,
-staging, agent phase, end of the agent phase, verifier, teardown, results and reports), each phase
-being its runtime calls plus the Python work just before them. The import time of the modules
+Before the timed runs, --runs traced pairs go through a wrapper of the runtime CLI that logs every call
+with its start and end time: they give the number of runtime calls per trial (skillworks and the raw
+script), the time outside the task's own solve.sh and test.sh (the same work in both, and the noisy part:
+the verifier installs pytest from the network), whose difference is skillworks' own overhead, and the
+split of the skillworks command into phases (start-up, image check, container start, staging, agent
+phase, end of the agent phase, verifier, teardown, results and reports), each phase being its runtime
+calls plus the Python work just before them (medians). The import time of the modules
 `skillworks run` loads is timed on its own. With --list-calls the calls themselves are listed.
 
     SKILLWORKS_CONTAINER_GLOBAL_FLAGS=... SKILLWORKS_CONTAINER_RUN_FLAGS=... \\
@@ -209,24 +211,51 @@ def _phase_split(t0: float, t1: float, calls: list[Call]) -> list[float]:
     return split
 
 
-def _traced_runs(image_map: list[str], ca_bundle: str | None, tmp: Path, list_calls: bool) -> None:
-    cli, log = _tracing_cli(tmp, "skillworks")
-    argv = _skillworks_argv(TASK, tmp / "traced", image_map, ca_bundle, str(cli))
-    t0 = time.time()
-    run_skillworks(argv)
-    t1 = time.time()
-    calls = _read_calls(log)
-    raw_cli, raw_log = _tracing_cli(tmp, "raw")
+def _task_seconds(calls: list[Call]) -> float:
+    """Time in the task's own two commands (solve.sh, test.sh): the same work in both, and the noisy
+    part (the verifier installs pytest from the network); what is left is the overhead."""
+    return sum(
+        c.end - c.start for c in calls if " exec " in f" {c.words} " and ("solve.sh" in c.words or "test.sh" in c.words)
+    )
+
+
+def _traced_runs(image_map: list[str], ca_bundle: str | None, tmp: Path, runs: int, list_calls: bool) -> None:
+    """`runs` traced pairs: calls per trial, the phase split and the time outside the task's commands
+    (medians; the tracing wrapper adds a few ms per call)."""
     image, memory_mb, cpus = _image_tag(image_map, ca_bundle)
-    run_raw(raw_script(image, TASK, memory_mb, cpus, ca_bundle, tmp / "raw-traced", str(raw_cli)))
-    raw_calls = _read_calls(raw_log)
+    splits: list[list[float]] = []
+    sw_outside: list[float] = []
+    raw_outside: list[float] = []
+    totals: list[float] = []
+    calls: list[Call] = []
+    raw_calls: list[Call] = []
+    for i in range(runs):
+        cli, log = _tracing_cli(tmp, f"skillworks-{i}")
+        argv = _skillworks_argv(TASK, tmp / f"traced-{i}", image_map, ca_bundle, str(cli))
+        t0 = time.time()
+        run_skillworks(argv)
+        t1 = time.time()
+        calls = _read_calls(log)
+        raw_cli, raw_log = _tracing_cli(tmp, f"raw-{i}")
+        r0 = time.time()
+        run_raw(raw_script(image, TASK, memory_mb, cpus, ca_bundle, tmp / f"raw-traced-{i}", str(raw_cli)))
+        r1 = time.time()
+        raw_calls = _read_calls(raw_log)
+        splits.append(_phase_split(t0, t1, calls))
+        totals.append(t1 - t0)
+        sw_outside.append(t1 - t0 - _task_seconds(calls))
+        raw_outside.append(r1 - r0 - _task_seconds(raw_calls))
+        print(f"  traced run {i + 1}: skillworks {t1 - t0:6.2f} s, raw {r1 - r0:6.2f} s ({load()})", flush=True)
     print(f"runtime calls per trial: skillworks {len(calls)}, raw script {len(raw_calls)}")
-    print(f"one traced skillworks run, {t1 - t0:.2f} s ({load()}):")
-    for name, seconds in zip(PHASES, _phase_split(t0, t1, calls), strict=True):
-        print(f"  {name:36s} {seconds:6.2f} s")
+    sw, raw = statistics.median(sw_outside), statistics.median(raw_outside)
+    print(f"outside the task's own solve.sh and test.sh (median of {runs}): skillworks {sw:.2f} s, raw {raw:.2f} s")
+    print(f"  skillworks' own overhead: {sw - raw:.2f} s per one-trial run")
+    print(f"skillworks run by phase (median of {runs} traced runs; total {statistics.median(totals):.2f} s):")
+    for k, name in enumerate(PHASES):
+        print(f"  {name:36s} {statistics.median(split[k] for split in splits):6.2f} s")
     if list_calls:
         for label, listed in (("skillworks", calls), ("raw script", raw_calls)):
-            print(f"  {label} calls:")
+            print(f"  {label} calls (last traced run):")
             for call in listed:
                 words = [w for w in call.words.split() if w not in ("--runtime", "runc", "--cgroup-manager=cgroupfs")]
                 print(f"    {call.end - call.start:5.2f} s  {' '.join(words)[:140]}")
@@ -262,7 +291,7 @@ def main() -> None:
         warm = _skillworks_argv(TASK, tmp / "warm", image_map, args.ca_bundle, None)
         print("warm-up run (builds the image when missing) ...", flush=True)
         run_skillworks(warm)
-        _traced_runs(image_map, args.ca_bundle, tmp, args.list_calls)
+        _traced_runs(image_map, args.ca_bundle, tmp, args.runs, args.list_calls)
         imports = [_import_time() for _ in range(3)]
         print(f"python start-up + imports of `skillworks run`: {statistics.median(imports):.2f} s ({load()})")
         image, memory_mb, cpus = _image_tag(image_map, args.ca_bundle)
