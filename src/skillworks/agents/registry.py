@@ -13,19 +13,28 @@ AgentFactory = Callable[..., Agent]
 
 _FACTORIES: dict[str, AgentFactory] = {}
 _entry_points_loaded = False
+_REFERENCE_AGENTS = frozenset({"oracle", "nop"})
 
 
 def register_agent(name: str, factory: AgentFactory) -> None:
     _FACTORIES[name] = factory
 
 
-def _load_builtins() -> None:
+def _load_builtins(only: str | None = None) -> None:
+    """Register the built-in agents and the entry points' agents (once). With `only` a reference agent
+    (oracle, nop) that no entry point redefines, just that one: the builtin agent and the harnesses are
+    not imported (an oracle run's start-up)."""
     global _entry_points_loaded
     if _entry_points_loaded:
         return
-    _entry_points_loaded = True
     from skillworks.agents import _builtins
 
+    if only in _REFERENCE_AGENTS and not any(
+        ep.name == only for ep in metadata.entry_points(group="skillworks.agents")
+    ):
+        _builtins.register_reference_agents()
+        return
+    _entry_points_loaded = True
     _builtins.register_all()
     for ep in metadata.entry_points(group="skillworks.agents"):
         register_agent(ep.name, ep.load())
@@ -37,7 +46,7 @@ def agent_names() -> list[str]:
 
 
 def create_agent(name: str, **options: Any) -> Agent:
-    _load_builtins()
+    _load_builtins(only=name)
     factory = _FACTORIES.get(name)
     if factory is None:
         raise UserError(f"unknown agent {name!r}; available: {', '.join(sorted(_FACTORIES))}")
