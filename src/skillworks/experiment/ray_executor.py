@@ -104,6 +104,7 @@ class RayExecutor:
                     f"no node of the Ray cluster offers {resource!r}: start nodes with "
                     f"ray start ... --resources '{{\"{resource}\": {NODE_CAPACITY}}}'"
                 )
+            self._check_fit(ray, resource, run)
             shipment = node.RunShipment(
                 spec=run.spec,
                 trees=_ship_trees(ray, node, run),
@@ -127,6 +128,35 @@ class RayExecutor:
             if started_here:
                 ray.shutdown()
 
+    def _trial_options(self, task: Any, resource: str) -> dict[str, Any]:
+        res = task.environment.resources
+        options: dict[str, Any] = {
+            "num_cpus": self.cpus_per_trial if self.cpus_per_trial is not None else (res.cpus or 1),
+            "resources": {resource: 1},
+            "max_retries": 0,  # retried here, on another node, and recorded once
+        }
+        if res.memory_mb:
+            options["memory"] = res.memory_mb * 1024 * 1024
+        return options
+
+    def _check_fit(self, ray: Any, resource: str, run: RunContext) -> None:
+        """A trial no node can take would wait forever (Ray queues infeasible tasks for an autoscaler):
+        say which task, what it needs and what the biggest node has, before any trial is queued."""
+        alive = [n.get("Resources", {}) for n in ray.nodes() if n.get("Alive")]
+        capable = [n for n in alive if n.get(resource)]
+        for task in run.tasks:
+            need = self._trial_options(task, resource)
+            cpus, memory = need["num_cpus"], need.get("memory", 0)
+            if not any(n.get("CPU", 0) >= cpus and n.get("memory", 0) >= memory for n in capable):
+                most_cpus = max(n.get("CPU", 0) for n in capable)
+                most_memory = max(n.get("memory", 0) for n in capable) / 2**20
+                raise UserError(
+                    f"no node of the Ray cluster with {resource!r} can take a trial of task {task.id}: it needs "
+                    f"{cpus:g} CPU(s){f' and {memory / 2**20:.0f} MB' if memory else ''}, the largest node has "
+                    f"{most_cpus:g} CPU(s) and {most_memory:.0f} MB (--ray-cpus-per-trial lowers the CPUs)",
+                    task.root,
+                )
+
     async def _run_one(
         self,
         ray: Any,
@@ -138,14 +168,7 @@ class RayExecutor:
         spec: TrialSpec,
         run: RunContext,
     ) -> TrialResult:
-        res = spec.task.environment.resources
-        options: dict[str, Any] = {
-            "num_cpus": self.cpus_per_trial if self.cpus_per_trial is not None else (res.cpus or 1),
-            "resources": {resource: 1},
-            "max_retries": 0,  # retried here, on another node, and recorded once
-        }
-        if res.memory_mb:
-            options["memory"] = res.memory_mb * 1024 * 1024
+        options = self._trial_options(spec.task, resource)
         lost: list[dict[str, Any]] = []
         exclude: set[str] = set()
         while True:

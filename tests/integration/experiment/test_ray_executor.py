@@ -308,3 +308,48 @@ def test_container_trial_on_a_ray_node_builds_its_image_there(two_nodes: dict[st
     assert result["outcome"] == "solved", result["error"]
     node = json.loads((tmp_path / "c" / "trials" / result["trial_id"] / "ray-node.json").read_text())
     assert node["node_id"]  # ran (and built its image) on a node of the cluster
+
+
+def test_a_cluster_that_cannot_take_a_trial_is_a_one_line_error_not_a_hang(tmp_path: Path) -> None:
+    """A Ray cluster (started in-process by the driver script) whose only node offers bubblewrap and 1 CPU:
+    a container run finds no node with `skillworks_container`, and a task declaring 4 CPUs fits no node;
+    both end at once with a one-line error (exit 2) instead of queueing trials nobody takes."""
+    tasks = _sleep_tasks(tmp_path / "tasks", 1, 0)
+    task_md = tasks / "sleep-0" / "task.md"
+    task_md.write_text(task_md.read_text().replace("cpus: 1", "cpus: 4"))
+    container = [str(REPO / "examples" / "container" / "csv-column-total"), "--env", "container"]
+    runs = [
+        [*container, "--out", str(tmp_path / "runs"), "--run-id", "c", "--executor", "ray"],
+        [str(tasks), "--conditions", "none", "--out", str(tmp_path / "runs"), "--run-id", "l", "--executor", "ray"],
+    ]
+    script = textwrap.dedent(
+        f"""
+        import sys, ray
+        ray.init(address="local", num_cpus=1, resources={{"skillworks_local": 10}}, include_dashboard=False,
+                 log_to_driver=False)
+        from skillworks.cli.main import main
+        for args in {runs!r}:
+            sys.argv = ["skillworks", "run", *args]
+            try:
+                main()
+            except SystemExit as exc:
+                print("exit", exc.code, flush=True)
+        ray.shutdown()
+        """
+    )
+    env = {
+        "RAY_USAGE_STATS_ENABLED": "0",
+        "RAY_agent_register_timeout_ms": "180000",
+        "RAY_raylet_start_wait_time_s": "180",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, env={**os.environ, **env}, timeout=400
+    )
+    assert done.stdout.split("\n")[-3:] == ["exit 2", "exit 2", ""], done.stdout + done.stderr[-3000:]
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 2, done.stderr[-3000:]
+    assert "no node of the Ray cluster offers 'skillworks_container'" in errors[0]
+    assert (
+        "can take a trial of task sleep-0: it needs 4 CPU(s)" in errors[1] and "largest node has 1 CPU(s)" in errors[1]
+    )
+    assert not _results(tmp_path / "runs" / "l")  # no trial was recorded
