@@ -8,7 +8,10 @@ import contextlib
 import json
 import os
 import shutil
+import socket
 import subprocess
+import time
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -145,6 +148,41 @@ class Chromium:
             self.proc.wait()
         os.close(self._cmd_w)
         os.close(self._resp_r)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def local_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A container registry of its own (the CNCF distribution registry, Debian's `docker-registry`):
+    storage in a temp dir, plain HTTP on 127.0.0.1:<free port>; its address, e.g. 127.0.0.1:40123."""
+    binary = shutil.which("docker-registry") or "/usr/bin/docker-registry"
+    assert os.access(binary, os.X_OK), "docker-registry missing: scripts/install-system-deps.sh test installs it"
+    root = tmp_path_factory.mktemp("registry")
+    address = f"127.0.0.1:{_free_port()}"
+    (root / "config.yml").write_text(
+        f"version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: {root / 'data'}\n"
+        f"http:\n  addr: {address}\n"
+    )
+    with open(root / "registry.log", "wb") as log:
+        proc = subprocess.Popen([binary, "serve", str(root / "config.yml")], stdout=log, stderr=log)
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    with urllib.request.urlopen(f"http://{address}/v2/", timeout=2):
+                        break
+                except OSError:
+                    assert proc.poll() is None and time.monotonic() < deadline, (root / "registry.log").read_text()
+                    time.sleep(0.2)
+            yield address
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")

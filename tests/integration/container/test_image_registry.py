@@ -14,7 +14,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,7 +26,6 @@ pytestmark = [pytest.mark.podman, pytest.mark.slow]
 REPO = Path(__file__).parents[3]
 EXAMPLE = REPO / "examples" / "container" / "csv-column-total"
 BASE_IMAGE = os.environ.get("SKILLWORKS_TEST_BASE_IMAGE", "localhost/skillworks-base")
-REGISTRY_BIN = shutil.which("docker-registry") or "/usr/bin/docker-registry"
 PODMAN = ["podman", *os.environ.get("SKILLWORKS_CONTAINER_GLOBAL_FLAGS", "").split()]
 
 
@@ -35,34 +33,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A registry process of its own: storage in a temp dir, plain HTTP on 127.0.0.1:<free port>."""
-    assert os.access(REGISTRY_BIN, os.X_OK), "docker-registry missing: scripts/install-system-deps.sh test installs it"
-    root = tmp_path_factory.mktemp("registry")
-    address = f"127.0.0.1:{_free_port()}"
-    (root / "config.yml").write_text(
-        f"version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: {root / 'data'}\n"
-        f"http:\n  addr: {address}\n"
-    )
-    log = open(root / "registry.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen([REGISTRY_BIN, "serve", str(root / "config.yml")], stdout=log, stderr=log)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://{address}/v2/", timeout=2):
-                    break
-            except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline, (root / "registry.log").read_text()
-                time.sleep(0.2)
-        yield address
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-        log.close()
 
 
 @pytest.fixture(scope="module")
@@ -93,6 +63,12 @@ def _run(task: Path, out: Path, run_id: str, *flags: str) -> tuple[subprocess.Co
     return done, results
 
 
+def registry_tags(address: str) -> list[str]:
+    """The tags the registry holds for skillworks/env (its HTTP API)."""
+    with urllib.request.urlopen(f"http://{address}/v2/skillworks/env/tags/list", timeout=10) as resp:
+        return list(json.load(resp).get("tags") or [])
+
+
 def _rmi(tag: str) -> None:
     done = subprocess.run([*PODMAN, "rmi", tag], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -100,12 +76,8 @@ def _rmi(tag: str) -> None:
     assert gone.returncode != 0
 
 
-def _tags_in(registry: str) -> list[str]:
-    with urllib.request.urlopen(f"http://{registry}/v2/skillworks/env/tags/list", timeout=10) as resp:
-        return list(json.load(resp).get("tags") or [])
-
-
-def test_built_image_is_pushed_and_the_next_run_pulls_it(registry: str, task: Path, tmp_path: Path) -> None:
+def test_built_image_is_pushed_and_the_next_run_pulls_it(local_registry: str, task: Path, tmp_path: Path) -> None:
+    registry = local_registry
     flags = ["--image-registry", registry, "--no-image-registry-tls-verify"]
     first, results = _run(task, tmp_path, "first", *flags)
     assert first.returncode == 0, first.stderr[-3000:]
@@ -116,7 +88,7 @@ def test_built_image_is_pushed_and_the_next_run_pulls_it(registry: str, task: Pa
     assert image["registry_error"] is None
     tag = image["tag"]
     _TAG.append(tag.split(":")[1])
-    assert tag.split(":")[1] in _tags_in(registry)  # the registry holds it now
+    assert tag.split(":")[1] in registry_tags(registry)  # the registry holds it now
     spec = json.loads((tmp_path / "first" / "experiment.json").read_text())
     assert spec["env_options"]["image_registry"] == registry and spec["env_options"]["registry_tls_verify"] is False
 

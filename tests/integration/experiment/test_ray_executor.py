@@ -17,6 +17,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -280,7 +281,16 @@ def test_interrupted_ray_run_resumes_and_records_each_trial_once(two_nodes: dict
 
 
 @pytest.mark.podman
-def test_container_trial_on_a_ray_node_builds_its_image_there(two_nodes: dict[str, str], tmp_path: Path) -> None:
+def registry_tags(address: str) -> list[str]:
+    """The tags the registry holds for skillworks/env (its HTTP API)."""
+    with urllib.request.urlopen(f"http://{address}/v2/skillworks/env/tags/list", timeout=10) as resp:
+        return list(json.load(resp).get("tags") or [])
+
+
+def test_container_trial_on_a_ray_node_builds_its_image_there(
+    two_nodes: dict[str, str], local_registry: str, tmp_path: Path
+) -> None:
+    """... or takes it from the node's cache, and shares it through --image-registry (a real local registry)."""
     task = REPO / "examples" / "container" / "csv-column-total"
     done = _run(
         [
@@ -299,6 +309,9 @@ def test_container_trial_on_a_ray_node_builds_its_image_there(two_nodes: dict[st
             two_nodes["address"],
             "--image-map",
             f"debian:bookworm-slim={os.environ.get('SKILLWORKS_TEST_BASE_IMAGE', 'localhost/skillworks-base')}",
+            "--image-registry",
+            local_registry,
+            "--no-image-registry-tls-verify",
         ],
         env=_auth(two_nodes),
         timeout=900,
@@ -308,6 +321,9 @@ def test_container_trial_on_a_ray_node_builds_its_image_there(two_nodes: dict[st
     assert result["outcome"] == "solved", result["error"]
     node = json.loads((tmp_path / "c" / "trials" / result["trial_id"] / "ray-node.json").read_text())
     assert node["node_id"]  # ran (and built its image) on a node of the cluster
+    image = result["image"]  # built there, or found in the node's cache: either way pushed for the other nodes
+    assert image["source"] in ("built", "cached") and image["pushed"] is True, image
+    assert image["tag"].split(":")[1] in registry_tags(local_registry)
 
 
 def test_a_cluster_that_cannot_take_a_trial_is_a_one_line_error_not_a_hang(tmp_path: Path) -> None:
