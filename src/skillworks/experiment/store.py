@@ -96,6 +96,11 @@ class RunStore:
         numbered = [(i, line) for i, line in enumerate(text.split("\n"), start=1) if line.strip()]
         out: list[TrialResult] = []
         for pos, (lineno, line) in enumerate(numbered):
+            try:  # the common case in one pass of pydantic's JSON parser; a bad line is told apart below
+                out.append(self._tolerate_bad_reward(TrialResult.model_validate_json(line), lineno, warnings))
+                continue
+            except ValueError:
+                pass
             try:
                 data = json.loads(line)
             except json.JSONDecodeError as exc:

@@ -112,14 +112,29 @@ def read_experiment(run_dir: Path) -> dict[str, Any]:
     return data
 
 
+_READ: dict[Path, tuple[tuple[int, int], list[TrialResult], list[str]]] = {}
+
+
 def read_results(path: Path) -> tuple[list[TrialResult], list[str]]:
     """Parse ``results.jsonl`` with the run store's reader; returns the results and its warnings
-    (a skipped torn last line)."""
+    (a skipped torn last line). A report reads a run's results more than once (summary, pages): an
+    unchanged file (same size and mtime) is parsed once per process."""
     from skillworks.experiment.store import RunStore
 
+    try:
+        st = path.stat()
+        stamp = (st.st_size, st.st_mtime_ns)
+    except OSError:
+        stamp = (-1, -1)
+    cached = _READ.get(path)
+    if cached is not None and cached[0] == stamp and stamp != (-1, -1):
+        return list(cached[1]), list(cached[2])
     warnings: list[str] = []
     results = RunStore(path.parent).read_results(warnings)
-    return results, warnings
+    if len(_READ) >= 8:
+        _READ.clear()
+    _READ[path] = (stamp, results, warnings)
+    return list(results), list(warnings)
 
 
 def load_run(run_dir: Path | str) -> RunData:
