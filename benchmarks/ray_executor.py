@@ -207,20 +207,24 @@ def report_benchmark() -> None:
             writer.add(r)
         during = time.monotonic() - t0
 
-        # the report step after the run
-        t0 = time.monotonic()
-        write_reports(run_dir, formats=("json", "md"))
-        core = time.monotonic() - t0
+        # the report step after the run (each timing parses results.jsonl afresh, as a new process does:
+        # touching the file invalidates the parse a report keeps while the file is unchanged)
         stamps = {p: p.stat().st_mtime_ns for p in run_dir.rglob("*.html")}
+        os.utime(store.results_path)
         t0 = time.monotonic()
         files = write_reports(run_dir)
         took = time.monotonic() - t0
+        os.utime(store.results_path)
+        t0 = time.monotonic()
+        write_reports(run_dir, formats=("json", "md"))
+        core = time.monotonic() - t0
         rendered = sum(1 for p, m in stamps.items() if p.stat().st_mtime_ns != m)
         sizes = ", ".join(f"{k} {Path(v).stat().st_size / 1e6:.1f} MB" for k, v in sorted(files.items()))
 
         # a report of a run whose pages were never written (e.g. recorded by an older skillworks)
         for page in stamps:
             page.unlink()
+        os.utime(store.results_path)
         t0 = time.monotonic()
         write_reports(run_dir)
         cold = time.monotonic() - t0
