@@ -36,8 +36,8 @@ ForceBuild = Annotated[bool, typer.Option(help="rebuild task images", rich_help_
 ImageRegistry = Annotated[
     str | None,
     typer.Option(
-        help="share task images through a registry, HOST[:PORT], optionally /NAMESPACE after it: pull before building, push after "
-        "(log in with podman/docker login)",
+        help="share task images through a registry, HOST[:PORT], optionally /NAMESPACE after it: pull before "
+        "building, push after (log in with podman/docker login)",
         rich_help_panel=_PANEL,
     ),
 ]
