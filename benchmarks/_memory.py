@@ -34,6 +34,13 @@ def _descendants(pid: int) -> list[int]:
     return out
 
 
+def _name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip().replace(" ", "_") or "?"
+    except OSError:
+        return "?"
+
+
 def _kib(path: str, field: str) -> int:
     try:
         with open(path, encoding="ascii") as fh:
@@ -55,6 +62,7 @@ class TreeMemory:
         self.available = Path("/proc/self/smaps_rollup").exists()
         self.peak_rss_kib = self.peak_pss_kib = self.peak_processes = 0
         self.sampler_cpu = 0.0  # CPU seconds of the sampler: subtract from RUSAGE_CHILDREN
+        self.at_peak = "-"  # the processes at the PSS peak: name:MiB,...
         self._proc: subprocess.Popen[str] | None = None
 
     def __enter__(self) -> TreeMemory:
@@ -68,7 +76,7 @@ class TreeMemory:
     def __exit__(self, *exc: object) -> None:
         if self._proc is not None:
             out, _ = self._proc.communicate("", timeout=60)
-            rss, pss, processes, cpu = out.split()
+            rss, pss, processes, cpu, self.at_peak = out.split()
             self.peak_rss_kib, self.peak_pss_kib, self.peak_processes = int(rss), int(pss), int(processes)
             self.sampler_cpu = float(cpu)
 
@@ -78,7 +86,8 @@ class TreeMemory:
         return (
             f"peak memory of the process tree ({self.peak_processes} processes at most, sampled every "
             f"{self.interval:g}s): {self.peak_pss_kib / 1024:.0f} MiB PSS (shared pages split), "
-            f"{self.peak_rss_kib / 1024:.0f} MiB summed RSS (shared pages counted per process)"
+            f"{self.peak_rss_kib / 1024:.0f} MiB summed RSS (shared pages counted per process); at the peak, "
+            f"PSS MiB per process: {self.at_peak.replace(',', ' ')}"
         )
 
 
@@ -87,10 +96,15 @@ def _sample_until_stdin_closes(root: int, interval: float) -> None:
     peak = [0, 0, 0]
     stop = threading.Event()
 
+    at_peak: list[str] = []
+
     def sample() -> None:
         pids = [p for p in (root, *_descendants(root)) if p != me]
         rss = sum(_kib(f"/proc/{p}/status", "VmRSS:") for p in pids)
-        pss = sum(_kib(f"/proc/{p}/smaps_rollup", "Pss:") for p in pids)
+        each = [(p, _kib(f"/proc/{p}/smaps_rollup", "Pss:")) for p in pids]
+        pss = sum(k for _, k in each)
+        if pss > peak[1]:
+            at_peak[:] = [f"{_name(p)}:{k // 1024}" for p, k in each]
         peak[:] = [max(peak[0], rss), max(peak[1], pss), max(peak[2], len(pids))]
 
     def loop() -> None:
@@ -105,7 +119,7 @@ def _sample_until_stdin_closes(root: int, interval: float) -> None:
     stop.set()
     thread.join()
     sample()
-    print(*peak, time.process_time())
+    print(*peak, time.process_time(), ",".join(at_peak) or "-")
 
 
 if __name__ == "__main__":

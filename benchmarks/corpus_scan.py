@@ -41,6 +41,7 @@ from skillworks.check.model import Dimension, Severity
 from skillworks.check.text_output import to_text
 
 LABELS = Path(__file__).parent / "data" / "security-labels.csv"
+STRUCTURAL_LABELS = Path(__file__).parent / "data" / "structural-labels.csv"
 
 
 def _rel(corpus: Path, root: Path, file: str | None) -> str:
@@ -95,6 +96,25 @@ def _precision(corpus: Path, report_rows: list[dict[str, str]], labels: Path) ->
         print(f"  {len(unlabelled_blocking)} blocking finding(s) have no label:")
         for row in unlabelled_blocking[:20]:
             print(f"    {row['rule']} {row['file']}:{row['line']} {row['evidence'][:60]}")
+
+
+def _structural(rows: list[dict[str, str]], labels: Path) -> None:
+    """Precision of the most frequent structural rules on a labelled sample (drawn from an earlier scan):
+    as labelled, and over the labelled findings this scan still reports."""
+    if not labels.is_file():
+        return
+    with labels.open(newline="", encoding="utf-8") as fh:
+        labelled = list(csv.DictReader(fh))
+    current = {(r["rule"], r["file"], r["line"]) for r in rows}
+    print(f"\nstructural rules, labelled sample {labels.name} ({len(labelled)} findings)")
+    print(f"  {'rule':<30} {'labelled TP/n':>13} {'prec':>5}   {'still reported TP/n':>19} {'prec':>5}")
+    for rule in sorted({r["rule"] for r in labelled}):
+        mine = [r for r in labelled if r["rule"] == rule]
+        kept = [r for r in mine if (r["rule"], r["file"], r["line"]) in current]
+        tp, tp_kept = (sum(r["verdict"] == "TP" for r in x) for x in (mine, kept))
+        p_all = f"{tp / len(mine):.2f}" if mine else "-"
+        p_kept = f"{tp_kept / len(kept):.2f}" if kept else "-"
+        print(f"  {rule:<30} {tp:>7}/{len(mine):<5} {p_all:>5}   {tp_kept:>13}/{len(kept):<5} {p_kept:>5}")
 
 
 def _real_tasks(tasks_dir: Path) -> None:
@@ -210,6 +230,7 @@ def main() -> int:
                     writer.writerow({**row, "verdict": "", "why": ""})
         print(f"\nwrote a sample of findings to label: {args.sample_out}")
     _precision(corpus, security, args.labels)
+    _structural(rows, STRUCTURAL_LABELS)
     if args.real_tasks:
         _real_tasks(args.real_tasks)
     return 0

@@ -7,6 +7,7 @@ import hashlib
 import re
 from pathlib import PurePosixPath
 
+from skillworks.check.context import TextMap
 from skillworks.check.lowered import CaselessPattern, lower_same_offsets
 from skillworks.check.model import Finding
 from skillworks.check.reader import SkillFile, SkillSource
@@ -168,6 +169,43 @@ def _links(text: str, own_dirs: frozenset[str] = frozenset()) -> set[str]:
     return {t for t in out if t}
 
 
+# a path presented as an example for some other skill, not as a file of this one: a list item that starts
+# "Examples:", a path right after "e.g." or "for example", a path followed by "would be" in its sentence
+# ("A `references/schema.md` file documenting the tables would be helpful")
+_EXAMPLE_ITEM = re.compile(r"^\W*examples?\W{0,4}:", re.I)
+_EXAMPLE_JUST_BEFORE = re.compile(r"\b(?:e\.g\.|for (?:example|instance))[,:]?\s*[`\"']?$", re.I)
+_HYPOTHETICAL_AFTER = re.compile(r"^[^.!?\n]*\b(?:would|could) be\b", re.I)
+
+
+def _only_as_example(body: str, target: str) -> bool:
+    """True when every mention of `target` as a link or a path presents it as an example: a Markdown link
+    inside a fenced code block (a sample SKILL.md or template: code blocks are not rendered), or a path
+    (not a link) in a list item that starts "Examples:", right after "e.g." / "for example", or followed
+    by "would be" in its sentence. A bare path inside a code block (`python scripts/run.py`) is a command
+    that uses the skill's own file, and a Markdown link in prose claims the file exists: both still count."""
+    tm: TextMap | None = None
+    pos = body.find(target)
+    mentions = 0
+    while pos >= 0:
+        line_start = body.rfind("\n", 0, pos) + 1
+        line_end = body.find("\n", pos)
+        before = body[line_start:pos]
+        after = body[pos + len(target) : len(body) if line_end < 0 else line_end]
+        link = before.endswith("](") or before.endswith("](<")
+        if link or "/" in target:  # a mention the rule reads (a bare file name is not)
+            mentions += 1
+            tm = tm or TextMap(body, None)
+            if link:
+                if not tm.in_fence(pos):
+                    return False
+            elif not (
+                _EXAMPLE_ITEM.search(before) or _EXAMPLE_JUST_BEFORE.search(before) or _HYPOTHETICAL_AFTER.search(after)
+            ):
+                return False
+        pos = body.find(target, pos + len(target))
+    return mentions > 0
+
+
 def _norm(rel: str) -> str:
     parts: list[str] = []
     for part in PurePosixPath(rel).parts:
@@ -205,6 +243,8 @@ def check_references(src: SkillSource) -> list[Finding]:
             continue
         if any(ch in path for ch in "*<>{}$") or path.endswith("/"):
             continue  # a pattern or placeholder, not a file
+        if _only_as_example(src.body, target):
+            continue  # a sample path for another skill, or a link in a sample SKILL.md
         out.append(
             finding(
                 "reference-missing",

@@ -148,7 +148,10 @@ class Linter:
     """Runs the external linters in the background while the scan goes on: `add` targets as they are
     found (chunks start as soon as they fill), then `await finish()`."""
 
-    def __init__(self, *, use_ruff: bool = True, use_shellcheck: bool = True, use_bash: bool = True) -> None:
+    def __init__(
+        self, *, use_ruff: bool = True, use_shellcheck: bool = True, use_bash: bool = True, concurrency: int = 0
+    ) -> None:
+        """`concurrency`: linter processes at a time (default: one per core, at least two)."""
         self.ruff = find_tool("ruff") if use_ruff else None
         self.shellcheck = find_tool("shellcheck") if use_shellcheck else None
         self.bash = find_tool("bash") if use_bash else None
@@ -161,7 +164,7 @@ class Linter:
         self._py: list[LintTarget] = []
         self._sh: list[LintTarget] = []
         self._jobs: list[asyncio.Task[None]] = []
-        self._sem = asyncio.Semaphore(max(2, os.cpu_count() or 2))
+        self._sem = asyncio.Semaphore(concurrency or max(2, os.cpu_count() or 2))
 
     async def _limited(self, job: Coroutine[Any, Any, None]) -> None:
         async with self._sem:

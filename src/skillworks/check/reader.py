@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from skillworks.check.model import Finding
+from skillworks.check.model import Finding, Severity
 from skillworks.check.rules import finding
 from skillworks.skills.package import SKILL_MD_MAX_BYTES
 
@@ -128,6 +128,13 @@ class SkillSource:
         return self.text is not None
 
 
+_FLOW_STYLE = "flow-style collections ({...} or [...]) are not allowed"
+_FLOW_STYLE_REASON = (
+    "a warning: agent harnesses read flow-style YAML ({...}, [...]); the reference validator (skills-ref) "
+    "rejects it, so it is an error with --strict"
+)
+
+
 def _node_value(node: yaml.Node, problems: list[tuple[str, int]], seen: set[int]) -> Any:
     """A strict-YAML view of a composed node: scalars as strings; flow style, anchors and
     duplicate keys are recorded in `problems` (message, 0-based line in the frontmatter)."""
@@ -138,7 +145,7 @@ def _node_value(node: yaml.Node, problems: list[tuple[str, int]], seen: set[int]
     if isinstance(node, yaml.ScalarNode):
         return node.value
     if getattr(node, "flow_style", False):
-        problems.append(("flow-style collections ({...} or [...]) are not allowed", line))
+        problems.append((_FLOW_STYLE, line))
     if isinstance(node, yaml.SequenceNode):
         return [_node_value(item, problems, seen) for item in node.value]
     if isinstance(node, yaml.MappingNode):
@@ -182,9 +189,10 @@ def _parse_frontmatter(src: SkillSource, text: str) -> None:
     problems: list[tuple[str, int]] = []
     data = _node_value(node, problems, set())
     for message, line0 in problems:
-        src.findings.append(
-            finding("frontmatter-not-strict-yaml", message, rel, line0 + 2, lines[line0 + 1].rstrip("\r\n"))
-        )
+        found = finding("frontmatter-not-strict-yaml", message, rel, line0 + 2, lines[line0 + 1].rstrip("\r\n"))
+        if message == _FLOW_STYLE:  # lenient where harnesses are: their YAML parsers read flow style
+            found = replace(found, severity=Severity.WARNING, reason=_FLOW_STYLE_REASON)
+        src.findings.append(found)
     src.frontmatter = data
     src.key_lines = {str(k.value): k.start_mark.line + 2 for k, _ in node.value if isinstance(k, yaml.ScalarNode)}
 

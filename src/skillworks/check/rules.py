@@ -115,7 +115,7 @@ _RULES: list[Rule] = [
         ERR,
         "frontmatter uses YAML a strict parser rejects",
         "Flow style ({...}/[...]), duplicate keys, tags and anchors are rejected by strict loaders "
-        "such as the reference validator.",
+        "such as the reference validator; flow style alone is a warning (harnesses read it) unless --strict.",
         "Use plain block-style 'key: value' lines without anchors, tags or repeated keys.",
         spec=True,
     ),

@@ -197,7 +197,8 @@ async def check_skills_async(
     workers = min(workers, max(1, -(-len(dirs) // _BATCH)))
     reports: list[SkillReport] = []
     judge_texts: list[str | None] = []  # SKILL.md texts, kept only when a judge will read them
-    linter = Linter() if lint else None
+    # beside worker processes one linter at a time keeps up (linting is a fifth of the work) and saves memory
+    linter = (Linter(concurrency=1) if workers > 1 else Linter()) if lint else None
     async for done in _scan_all(dirs, lint, bool(judge_models), workers):
         for report, text, targets in done:
             reports.append(report)
