@@ -14,6 +14,7 @@ the skill's full path is in its detail section, broken at `/` when it is longer 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 from skillworks.check.model import SCORED_DIMENSIONS, CheckReport, Finding, Severity, SkillReport
@@ -104,45 +105,51 @@ def _finding_lines(f: Finding, width: int) -> list[str]:
 
 def to_text(report: CheckReport, *, verbose: bool = False, width: int = 80) -> str:
     """The report as plain text wrapped to `width` columns. Info findings only with `verbose`."""
+    return "\n".join(text_lines(report, verbose=verbose, width=width))
+
+
+def text_lines(report: CheckReport, *, verbose: bool = False, width: int = 80) -> Iterator[str]:
+    """The lines of `to_text`, one at a time: a caller that writes them as they come never holds the
+    whole report (a mirror-sized scan prints some 25 MB of text)."""
     failed = {id(s) for s in report.failed()}
     labels = skill_labels(report.skills)
-    out: list[str] = ["            security", "score grade findings gate  skill"]
+    yield "            security"
+    yield "score grade findings gate  skill"
     for s, label in zip(report.skills, labels, strict=True):
         gate = "FAIL" if id(s) in failed else "pass"
         prefix = f"{s.overall:>5} {s.grade:<5} {len(s.security_findings):>8} {gate}  "
         wrapped = _wrap(label, width, " " * len(prefix))
-        out.append(prefix + wrapped[0].lstrip())
-        out += wrapped[1:]
+        yield prefix + wrapped[0].lstrip()
+        yield from wrapped[1:]
     hidden = 0
     for s, label in zip(report.skills, labels, strict=True):
         shown = [f for f in s.findings if verbose or f.severity is not Severity.INFO]
         hidden += len(s.findings) - len(shown)
         if not shown and s.judge is None:
             continue
-        out.append("")
-        out += _wrap(label, width, "")
-        out += _wrap_path(f"path: {s.root}", width, "  ")
+        yield ""
+        yield from _wrap(label, width, "")
+        yield from _wrap_path(f"path: {s.root}", width, "  ")
         dims = ", ".join(f"{d.value} {s.scores.get(d, 0)}" for d in SCORED_DIMENSIONS)
-        out += _wrap(
+        yield from _wrap(
             f"score {s.overall} ({s.grade}): {dims}; {len(s.security_findings)} security finding(s)", width, "  "
         )
         for f in shown:
-            out += _finding_lines(f, width)
+            yield from _finding_lines(f, width)
         if s.judge is not None:
-            out.append(f"  LLM judge ({', '.join(s.judge.models)}): mean {s.judge.mean:.1f}/10")
+            yield f"  LLM judge ({', '.join(s.judge.models)}): mean {s.judge.mean:.1f}/10"
             for c in s.judge.criteria:
-                out.append(f"    {c.criterion:<24} {c.mean:>4.1f}  spread {c.spread:.1f}")
+                yield f"    {c.criterion:<24} {c.mean:>4.1f}  spread {c.spread:.1f}"
             for model, why in s.judge.errors.items():
-                out += _wrap(f"judge {model}: {why}", width, "    ")
+                yield from _wrap(f"judge {model}: {why}", width, "    ")
     missing = [tool for tool, ok in report.lint_tools.items() if not ok]
-    out.append("")
+    yield ""
     if missing:
-        out += _wrap(f"not installed, lint skipped: {', '.join(missing)}", width, "")
+        yield from _wrap(f"not installed, lint skipped: {', '.join(missing)}", width, "")
     tail = f"; {hidden} info finding(s) hidden (--verbose shows them)" if hidden else ""
-    out += _wrap(
+    yield from _wrap(
         f"{len(report.skills)} skill(s), {len(failed)} failing the gate (score < {report.fail_under} or a "
         f"blocking error: spec violation or security){tail}",
         width,
         "",
     )
-    return "\n".join(out)

@@ -9,6 +9,8 @@ import typer
 
 _FORMATS = ("table", "json", "sarif", "text")  # table and text: the same plain text
 
+TEXT_CHUNK_LINES = 2000  # the text report is written in chunks of this many lines
+
 
 def check(
     paths: list[Path] = typer.Argument(..., help="skill directories, SKILL.md files, or trees holding skills"),
@@ -65,10 +67,17 @@ def check(
     if fmt in ("table", "text"):
         import shutil
 
-        from skillworks.check.text_output import to_text
+        from skillworks.check.text_output import text_lines
 
         width = max(60, min(shutil.get_terminal_size((80, 24)).columns, 120))
-        typer.echo(to_text(report, verbose=verbose, width=width))
+        chunk: list[str] = []
+        for line in text_lines(report, verbose=verbose, width=width):  # written as it comes: never all held
+            chunk.append(line)
+            if len(chunk) >= TEXT_CHUNK_LINES:
+                typer.echo("\n".join(chunk))
+                chunk = []
+        if chunk:
+            typer.echo("\n".join(chunk))
     else:
         text = to_json(report) if fmt == "json" else json.dumps(to_sarif(report), indent=2)
         if output is not None:

@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from skillworks.cli.main import app
@@ -107,3 +108,17 @@ def test_text_output_fits_80_columns_and_gives_the_reason() -> None:
     assert "description-no-keywords" not in text.split("\n\n", 1)[1]  # an info finding, hidden by default
     assert "info finding(s) hidden" in text
     assert "description-no-keywords" in to_text(report, verbose=True, width=80)
+
+
+def test_text_report_is_written_in_chunks_exactly_as_rendered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI streams the text report (a mirror-sized scan prints ~25 MB); what it prints is to_text's text."""
+    import skillworks.cli.check_cmd as check_cmd
+    from skillworks.check import check_skills
+    from skillworks.check.text_output import to_text
+
+    cases = [FIXTURES / "defects" / "sec-secret", FIXTURES / "defects" / "description-no-keywords"]
+    expected = to_text(check_skills(cases), verbose=True, width=80) + "\n"
+    for size in (1, 3, len(expected.splitlines()), 10_000):
+        monkeypatch.setattr(check_cmd, "TEXT_CHUNK_LINES", size)
+        result = runner.invoke(app, ["check", *map(str, cases), "--verbose"], env={"COLUMNS": "80"})
+        assert result.output == expected, size
