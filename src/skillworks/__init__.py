@@ -15,9 +15,7 @@ The public API (imported lazily, so `import skillworks` stays cheap):
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
+from skillworks._lazy import lazy_exports
 from skillworks.errors import (
     SandboxUnavailable,
     SkillError,
@@ -78,10 +76,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'skillworks' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY, globals())

@@ -3,8 +3,9 @@ live in `skillworks.grading.metrics`. Names are imported on first use (a trial n
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from skillworks._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from skillworks.grading.ctrf import read_ctrf
@@ -36,10 +37,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'skillworks.grading' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY, globals())

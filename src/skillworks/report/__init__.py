@@ -4,8 +4,9 @@ self-contained report.html. Reports are pure functions of the run directories. N
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from skillworks._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from skillworks.report.eval_report import (
@@ -80,10 +81,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'skillworks.report' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY, globals())
