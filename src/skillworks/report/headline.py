@@ -3,10 +3,8 @@ condition the pass rate with its interval and errors, and each condition's Δ ve
 
 from __future__ import annotations
 
-from itertools import groupby
-
 from skillworks.report.formatting import interval, interval_pp, pct, pp
-from skillworks.report.model import SCRIPTED_NOTE, Summary
+from skillworks.report.model import SCRIPTED_NOTE, PassRateRow, Summary
 
 
 def headline_lines(summary: Summary) -> list[str]:
@@ -16,7 +14,10 @@ def headline_lines(summary: Summary) -> list[str]:
         lines.append(f"NOTE: {SCRIPTED_NOTE}")
     deltas = {(d.agent, d.condition): d for d in summary.deltas}
     width = max((len(r.condition) for r in summary.pass_rates), default=0)
-    for agent, rows in groupby(summary.pass_rates, key=lambda r: r.agent):
+    by_agent: dict[str, list[PassRateRow]] = {}
+    for r in summary.pass_rates:  # rows come condition by condition: gather each agent's rows
+        by_agent.setdefault(r.agent, []).append(r)
+    for agent, rows in by_agent.items():
         lines.append(f"{agent}:")
         for row in rows:
             lines.append(

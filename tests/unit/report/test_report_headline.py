@@ -27,3 +27,21 @@ def test_headline_without_scripted_trials_has_no_note(fx: Any, tmp_path: Path) -
     lines = headline_lines(build_summary(run, resamples=100))
     assert not any(line.startswith("NOTE") for line in lines)
     assert "pass rate 100.0%" in "\n".join(lines) and "Δ" not in "\n".join(lines)
+
+
+def test_headline_of_two_agents_lists_each_agent_once_with_its_conditions(fx: Any, tmp_path: Path) -> None:
+    """Pass-rate rows come condition by condition; the headline still gathers each agent's rows under it."""
+    results = [
+        fx.trial("t1", c, k, 1.0 if c == "curated" or agent == "a2" else 0.0, agent=agent)
+        for agent in ("a1", "a2")
+        for c in ("none", "curated")
+        for k in range(2)
+    ]
+    agents = [{"name": "builtin", "model": "scripted/demo", "options": {"label": a}} for a in ("a1", "a2")]
+    run = fx.write_run(tmp_path, results, fx.experiment(tasks=["t1"], trials=2, agents=agents))
+    lines = headline_lines(build_summary(run, resamples=100))
+    assert [line for line in lines if line.endswith(":")] == ["a1:", "a2:"]
+    a1, a2 = lines.index("a1:"), lines.index("a2:")
+    assert [line.split()[0] for line in lines[a1 + 1 : a2] if "pass rate" in line] == ["none", "curated"]
+    assert [line.split()[0] for line in lines[a2 + 1 :] if "pass rate" in line] == ["none", "curated"]
+    assert "Δ vs none +100.0 pp" in "\n".join(lines[a1:a2]) and "Δ vs none +0.0 pp" in "\n".join(lines[a2:])
