@@ -18,6 +18,10 @@ from skillworks.report.jinja_env import template
 LEGEND_STEP = 140.0  # px per legend entry (charts are made wide enough for one row of entries)
 PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f")
 MIN_BAR = 2.0  # px: a 0% bar is still drawn as a visible sliver with its label
+PAGE_WIDTH = 1150.0  # px a chart may take on the report page before it scrolls (body max-width less padding)
+CHAR_W = 6.5  # px per character of 11px sans-serif text (an estimate for layout)
+MIN_BAR_W = 16.0
+HEAT_COL_LABEL = 40  # characters of a slanted heatmap column label (longer ones are cut with …)
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,8 @@ class BarChart:
     bars: list[Bar]
     groups: list[Group]
     legend: list[LegendItem]
+    slanted: bool = False  # group labels drawn at an angle (too long to stand level under their group)
+    bar_w: float = 40.0
 
 
 @dataclass(frozen=True)
@@ -90,11 +96,24 @@ def grouped_bar_chart(title: str, values: Sequence[BarValue]) -> BarChart | None
     groups = list(dict.fromkeys(v.group for v in values))
     series = list(dict.fromkeys(v.series for v in values))
     colour = {s: PALETTE[i % len(PALETTE)] for i, s in enumerate(series)}
-    bar_w, bar_gap, group_gap, left, top, plot_h = 40.0, 6.0, 28.0, 44.0, 28.0, 200.0
-    group_w = len(series) * (bar_w + bar_gap) - bar_gap
+    top, plot_h = 28.0, 200.0
+    # bars narrow (down to MIN_BAR_W) so that many agents still fit the page width unscaled
+    group_gap = 28.0 if len(groups) <= 6 else 14.0
+    bar_gap = 6.0 if len(groups) <= 6 else 2.0
+    label_run = max((min(len(g), 30) for g in groups), default=0) * CHAR_W * 0.71  # at -45°: as high as wide
+    left, slanted = 44.0, False
+    for _ in range(2):  # a slanted first label runs down to the left of its group: the second pass makes room
+        fit = (PAGE_WIDTH - left - 10 - group_gap * (len(groups) + 1)) / (len(groups) * len(series)) - bar_gap
+        bar_w = min(40.0, max(MIN_BAR_W, fit))
+        group_w = len(series) * (bar_w + bar_gap) - bar_gap
+        slanted = any(len(g) * CHAR_W > group_w + group_gap for g in groups)  # too long to stand level
+        if not slanted:
+            break
+        left = max(44.0, label_run - group_gap - group_w / 2 + 8)
     plot_w = len(groups) * (group_w + group_gap) + group_gap
+    label_h = label_run + 20 if slanted else 20.0
     width = max(left + plot_w + 10, left + LEGEND_STEP * len(series) + 10)
-    height = top + plot_h + 40
+    height = top + plot_h + 20 + label_h
 
     def y(rate: float) -> float:
         return top + plot_h * (1.0 - min(max(rate, 0.0), 1.0))
@@ -127,7 +146,7 @@ def grouped_bar_chart(title: str, values: Sequence[BarValue]) -> BarChart | None
             )
     ticks = [Tick(pos=y(t), label=f"{int(t * 100)}%") for t in (0.0, 0.25, 0.5, 0.75, 1.0)]
     legend = [LegendItem(s, colour[s]) for s in series]
-    return BarChart(title, width, height, left, top, plot_w, plot_h, ticks, bars, group_marks, legend)
+    return BarChart(title, width, height, left, top, plot_w, plot_h, ticks, bars, group_marks, legend, slanted, bar_w)
 
 
 # --- horizontal (optionally stacked) bars with a value axis (failure modes, usage, skill use) -----------
@@ -244,6 +263,7 @@ class Heatmap:
     rows: list[Group]
     cells: list[HeatCell]
     legend: list[LegendItem]
+    slanted: bool = False  # column labels at -45° (many or long column names)
 
 
 def _heat_colour(v: float | None) -> str:
@@ -262,11 +282,17 @@ def heatmap(
     """``grid[row][col]``; values on [0, 1] coloured white (0) to dark blue (1); cells may link somewhere."""
     if not row_labels or not col_labels:
         return None
-    cell_w = max(64.0, min(max(len(c) for c in col_labels) * 6.5 + 10, 140.0))
+    longest_col = max(len(c) for c in col_labels)
+    cell_text = max((len(item.text) for row in grid for item in row), default=4) * CHAR_W + 10
+    # level column labels while they fit a cell of at most 140 px; else slanted, over cells as narrow as their text
+    slanted = longest_col * CHAR_W + 10 > 140.0 or (len(col_labels) > 6 and longest_col * CHAR_W + 10 > cell_text)
+    cell_w = max(44.0, cell_text) if slanted else max(64.0, cell_text, longest_col * CHAR_W + 10)
     cell_h = 22.0
-    left = min(max(len(r) for r in row_labels) * 6.5 + 12, 260.0)
-    top = 44.0
-    width = max(left + cell_w * len(col_labels) + 10, left + LEGEND_STEP * 4 + 10)
+    left = min(max(len(r) for r in row_labels) * CHAR_W + 12, 300.0)
+    label_run = min(longest_col, HEAT_COL_LABEL) * CHAR_W * 0.71  # a label at -45°: as high as it is wide
+    top = label_run + 16 if slanted else 44.0
+    right = label_run if slanted else 0.0
+    width = max(left + cell_w * len(col_labels) + 10 + right, left + LEGEND_STEP * 4 + 10)
     height = top + cell_h * len(row_labels) + 10
     cells: list[HeatCell] = []
     for ri, row in enumerate(grid):
@@ -291,7 +317,7 @@ def heatmap(
         LegendItem("100%", _heat_colour(1.0)),
     ]
     legend.append(LegendItem("no data", _heat_colour(None)))
-    return Heatmap(title, width, height, left, top, cell_w, cell_h, columns, rows, cells, legend)
+    return Heatmap(title, width, height, left, top, cell_w, cell_h, columns, rows, cells, legend, slanted)
 
 
 # --- forest plot (Δ with its CI per row, a zero line) ---------------------------------------------------
@@ -385,7 +411,10 @@ def render_chart(chart: Chart | None) -> Markup:
     if chart is None:
         return Markup("")
     macro = getattr(template("charts.svg.j2").module, chart.kind)
-    return Markup(macro(chart))
+    svg = Markup(macro(chart))
+    if chart.width > PAGE_WIDTH:  # full size in a box that scrolls sideways, not shrunk to unreadable text
+        return Markup('<div class="scroll">') + svg + Markup("</div>")
+    return svg
 
 
 @dataclass

@@ -12,7 +12,7 @@ from skillworks.report import formatting
 from skillworks.report.charts import render_chart
 from skillworks.report.jinja_env import template
 from skillworks.report.model import SCRIPTED_NOTE, Summary
-from skillworks.report.run_charts import delta_label, run_charts
+from skillworks.report.run_charts import column_order, delta_label, run_charts
 from skillworks.report.trial_pages import TrialPages, resolved_href
 
 _TEMPLATE = "report.html.j2"
@@ -76,7 +76,7 @@ def render_html(summary: Summary, out_dir: Path | None = None, pages: Mapping[st
         scripted_note=SCRIPTED_NOTE,
         multi_agent=len(summary.agents) > 1,
         chart=lambda name: render_chart(charts.get(name)),
-        forest_names=[k for k in charts if k.startswith("forest:")],
         anchors=anchors,
+        columns=column_order(summary),
         times={(t.condition, t.agent): t for t in summary.phase_times},
     )

@@ -47,6 +47,16 @@ def delta_label(d: DeltaRow) -> str:
     return text
 
 
+def column_order(s: Summary) -> list[int]:
+    """Indexes of the per-task cells with an agent's conditions side by side (they come condition by
+    condition), for the heatmap and the per-task table."""
+    if not s.per_task:
+        return []
+    cells = s.per_task[0].cells
+    agents = {a: i for i, a in enumerate(dict.fromkeys(c.agent for c in cells))}
+    return sorted(range(len(cells)), key=lambda i: (agents[cells[i].agent], i))
+
+
 def run_charts(s: Summary, cell_href: CellHref) -> dict[str, Chart | None]:
     multi = len(s.agents) > 1
     charts: dict[str, Chart | None] = {}
@@ -63,11 +73,12 @@ def run_charts(s: Summary, cell_href: CellHref) -> dict[str, Chart | None]:
         ],
     )
     if s.per_task:
-        cols = [(c.condition, c.agent) for c in s.per_task[0].cells]
+        order = column_order(s)
+        cols = [(s.per_task[0].cells[i].condition, s.per_task[0].cells[i].agent) for i in order]
         grid = []
         for t in s.per_task:
             row = []
-            for c in t.cells:
+            for c in (t.cells[i] for i in order):
                 bad = c.errored + c.missing
                 text = pct(c.rate, 0) + (f" ({bad}!)" if bad else "")
                 row.append(
@@ -86,21 +97,30 @@ def run_charts(s: Summary, cell_href: CellHref) -> dict[str, Chart | None]:
             [_label(c, a, multi) for c, a in cols],
             grid,
         )
-    for agent in dict.fromkeys(d.agent for d in s.deltas):
-        rows = [d for d in s.deltas if d.agent == agent]
-        charts[f"forest:{agent}"] = forest_plot(
-            f"Skill effect vs {rows[0].baseline} for {agent}: Δ with its paired bootstrap 95% CI over tasks",
-            [
-                ForestInput(
-                    label=f"{d.condition} vs {d.baseline}",
-                    estimate=delta_estimate(d)[0],
-                    low=delta_estimate(d)[1],
-                    high=delta_estimate(d)[2],
-                    value_label=delta_label(d),
-                )
-                for d in rows
-            ],
-        )
+    # one forest plot, a row per agent and condition (grouped by agent), so that agents compare on one axis
+    agents = list(dict.fromkeys(d.agent for d in s.deltas))
+    rows = sorted(s.deltas, key=lambda d: agents.index(d.agent))
+    one_condition = len({d.condition for d in rows}) == 1
+
+    def forest_label(d: DeltaRow) -> str:
+        if not multi:
+            return f"{d.condition} vs {d.baseline}"
+        return d.agent if one_condition else f"{d.agent} · {d.condition}"
+
+    charts["forest"] = forest_plot(
+        "Skill effect: Δ with its paired bootstrap 95% CI over tasks"
+        + (f" ({rows[0].condition} vs {rows[0].baseline}, per agent)" if multi and one_condition and rows else ""),
+        [
+            ForestInput(
+                label=forest_label(d),
+                estimate=delta_estimate(d)[0],
+                low=delta_estimate(d)[1],
+                high=delta_estimate(d)[2],
+                value_label=delta_label(d),
+            )
+            for d in rows
+        ],
+    )
     charts["failure_modes"] = hbar_chart(
         "Failure modes per condition (trials)",
         [

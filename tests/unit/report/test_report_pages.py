@@ -118,7 +118,15 @@ def test_a_zero_rate_bar_is_still_drawn(fx: Any, tmp_path: Path) -> None:
 
 
 def test_trial_page_highlights_skill_use_and_escapes_the_trajectory(fx: Any, tmp_path: Path) -> None:
-    run = fx.write_run(tmp_path)
+    from skillworks.results import TestResult
+
+    results = fx.standard_results()
+    tests = [
+        TestResult(name="test_total", status="passed"),
+        TestResult(name="test_vat", status="failed", message="<0.19>"),
+    ]
+    results[6] = results[6].model_copy(update={"tests": tests, "rewards": {"reward": 1.0, "style": 0.25}})
+    run = fx.write_run(tmp_path, results)
     hostile = "<script>alert(1)</script><img src=http://evil.example/x>"
     write_trial_files(run, "t1__curated__a1__t0", tool_output=hostile)
     write_trial_files(run, "t1__none__a1__t0")
@@ -131,6 +139,8 @@ def test_trial_page_highlights_skill_use_and_escapes_the_trajectory(fx: Any, tmp
     assert 'class="step agent skill"' in page
     assert "in 1,200 · cached 1,000 · out 30" in page  # usage per step
     assert "runs the script" in page and "&lt;b&gt;never&lt;/b&gt;" in page  # behaviour verdicts with evidence
+    assert "Verifier tests (1/2 passed)" in page and "<td>test_vat</td>" in page and "&lt;0.19&gt;" in page  # CTRF
+    assert "reward 1; style 0.25" in page
     none_page = (run / "trials" / "t1__none__a1__t0" / "trial.html").read_text()
     assert "skill load:" not in none_page  # nothing staged: the same call is not a skill load
     pair = (run / "pairs" / "t1__curated__a1__t0__vs__none.html").read_text()
@@ -168,3 +178,38 @@ def test_a_symlinked_trial_dir_pointing_outside_gets_no_page(fx: Any, tmp_path: 
     write_reports(run, resamples=100)
     assert list(outside.iterdir()) == []
     assert (run / "trials" / "t1__curated__a1__t0" / "trial.html").is_file()
+
+
+def test_a_run_of_many_agents_and_long_task_names_stays_readable(fx: Any, tmp_path: Path) -> None:
+    """Eight agents x 2 conditions, 30 tasks with long names (a SkillsBench-sized report, shrunk): the heatmap
+    keeps readable cells in a box that scrolls instead of shrinking to fit, its slanted column labels put an
+    agent's conditions side by side, one forest plot names every agent, and the bar chart fits the page."""
+    from skillworks.report.charts import PAGE_WIDTH
+
+    agents = [f"openhands-model-number-{i}" for i in range(8)]
+    tasks = [f"crystallographic-wyckoff-position-analysis-{i:02d}" for i in range(30)]
+    results = [
+        fx.trial(t, c, 0, float((i + j + (c == "curated")) % 2), agent=a)
+        for i, t in enumerate(tasks)
+        for j, a in enumerate(agents)
+        for c in ("none", "curated")
+    ]
+    exp = fx.experiment(
+        tasks=tasks, trials=1, agents=[{"name": "builtin", "model": "m", "options": {"label": a}} for a in agents]
+    )
+    html = write_reports(fx.write_run(tmp_path, results, exp), resamples=100)["html"].read_text()
+    heat = re.search(r'<div class="scroll"><svg class="chart" data-chart="heatmap".*?</svg></div>', html, re.S)
+    assert heat is not None  # wider than the page: full size, scrolling
+    label = r'<text x="[\d.]+" y="[\d.]+" transform="rotate\(-45 [^"]*\)" fill="#333">([^<]*)</text>'
+    assert re.findall(label, heat.group(0))[:4] == [
+        "none / openhands-model-number-0", "curated / openhands-model-number-0",
+        "none / openhands-model-number-1", "curated / openhands-model-number-1",
+    ]  # fmt: skip
+    cell = re.search(r'<g class="cell"><rect [^>]* width="([\d.]+)"', heat.group(0))
+    assert cell is not None and 40 <= float(cell.group(1)) <= 70  # as wide as the values, not the column names
+    assert "crystallographic-wyckoff-position-analysis-29</text>" in heat.group(0)  # row names whole
+    forests = re.findall(r'<svg class="chart" data-chart="forest".*?</svg>', html, re.S)
+    assert len(forests) == 1 and all(f">{a}</text>" in forests[0] for a in agents)
+    bars = re.search(r'<svg class="chart" data-chart="bars" role="img" width="([\d.]+)"', html)
+    assert bars is not None and float(bars.group(1)) <= PAGE_WIDTH
+    assert all(f">{a}</text>" in html.split('data-chart="bars"')[1].split("</svg>")[0] for a in agents)
