@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -98,18 +99,46 @@ def test_unknown_baseline_is_an_error(tmp_path: Path) -> None:
         table_statistics(read_results_table(path), baseline="no-skills")
 
 
+def _cli(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
+    monkeypatch.setattr(sys, "argv", ["skillworks", *args])
+    with pytest.raises(SystemExit) as exc:
+        main()
+    return int(exc.value.code or 0)
+
+
+def test_cli_table_fits_80_columns_with_whole_numbers_and_json_prints_the_statistics_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    long_name = "OpenHands (Gemini 3.1 Flash Lite) with a long configuration name"
+    path = tmp_path / "table.csv"
+    path.write_text(CSV.replace(",A,", f",{long_name},"))
+    monkeypatch.setenv("COLUMNS", "80")
+    assert _cli(monkeypatch, "import", "results", str(path), "--resamples", "200") == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "+50.0 [" in out and "+25.0 [" in out  # Δ and its interval whole, on the configuration's line
+    assert re.search(
+        r"^B\s+0\.0%\s+50\.0%\s+\+25\.0 \[[-+]\d+\.\d, [-+]\d+\.\d\]\s+25\.0%\s+2 \(\+1\)\s+1\s*$", out, re.M
+    )
+    assert re.search(r"^mean of 2\s+25\.00%\s+75\.00%\s+\+37\.50\s+62\.50%\s+1\s*$", out, re.M)
+    assert (
+        " ".join(out.split()).count("(Gemini 3.1 Flash Lite) with a long configuration name") == 1
+    )  # wrapped, not cut
+    assert _cli(monkeypatch, "import", "results", str(path), "--resamples", "200", "--format", "json") == 0
+    captured = capsys.readouterr()
+    stats = TableSummary.model_validate_json(captured.out)  # stdout is the document alone
+    assert stats.mean_g == pytest.approx(0.625) and "11 rows" in captured.err
+    assert _cli(monkeypatch, "import", "results", str(path), "--format", "xml") == 2
+    assert "unknown --format 'xml' (allowed: table, md, json)" in capsys.readouterr().err
+
+
 def test_cli_prints_the_table_and_writes_json_that_reads_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "table.csv"
     path.write_text(CSV)
     out = tmp_path / "stats.json"
-    monkeypatch.setattr(
-        sys, "argv", ["skillworks", "import", "results", str(path), "--resamples", "200", "-o", str(out)]
-    )
-    with pytest.raises(SystemExit) as exc:
-        main()
-    assert exc.value.code in (0, None)
+    assert _cli(monkeypatch, "import", "results", str(path), "--resamples", "200", "-o", str(out), "-f", "md") == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "11 rows: 3 tasks x 2 configurations; 1 missing and 1 unpaired cells (never imputed)"
     assert lines[4].startswith("| B | 0.0% | 50.0% | +25.0 [") and "| 25.0% | 2 (+1 unpaired) | 1 |" in lines[4]
