@@ -95,9 +95,45 @@ def _help_option_without_type(cmd: Any) -> None:
     cmd.get_help_option = get_help_option
 
 
+def _one_line_short_help(cmd: Any) -> None:
+    """The command list shows the first paragraph of a command's help as one flowing text (Typer keeps the
+    docstring's line breaks there, breaking sentences mid-line)."""
+    if cmd.help and not cmd.short_help:
+        cmd.short_help = " ".join(cmd.help.split("\n\n")[0].split())
+
+
+def _negations_in_help(cmd: Any) -> None:
+    """A ``--x/--no-x`` flag is listed by its first name with ``(or --no-x)`` in its help: the column of
+    negative names that Typer would add squeezes the help at 80 columns until option names are cut ("…")."""
+    flags = [p for p in cmd.params if getattr(p, "secondary_opts", None)]
+    if not flags:
+        return
+    for p in flags:
+        negation = ", ".join(p.secondary_opts)
+        if p.default is True:
+            p.help = f"{p.help or ''} (on by default; {negation} turns it off)".strip()
+            p.show_default = False  # not "[default: True]"
+        else:
+            p.help = f"{p.help or ''} (or {negation})".strip()
+    format_help = cmd.format_help
+
+    def format_help_without_negation_column(ctx: Any, formatter: Any) -> None:
+        saved = [(p, p.secondary_opts) for p in flags]
+        for p in flags:
+            p.secondary_opts = []  # only while the help is drawn; parsing reads them again after
+        try:
+            format_help(ctx, formatter)
+        finally:
+            for p, opts in saved:
+                p.secondary_opts = opts
+
+    cmd.format_help = format_help_without_negation_column
+
+
 def _polish_command(cmd: Any, path: str) -> None:
     panels = PANELS.get(path, {})
     _help_option_without_type(cmd)
+    _negations_in_help(cmd)
     for param in cmd.params:
         _show_type(param, "" if getattr(param, "is_flag", False) else _value_name(param))  # a flag takes no value
         if param.name in panels and getattr(param, "rich_help_panel", "") is None and param.param_type_name == "option":
@@ -117,4 +153,5 @@ def polish(group: Any, path: str = "") -> None:
         _polish_command(group, path)
         return
     for name, sub in subs.items():
+        _one_line_short_help(sub)
         polish(sub, f"{path} {name}".strip())

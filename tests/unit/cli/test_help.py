@@ -70,3 +70,31 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
         command().main(["--version"], prog_name="skillworks")
     assert exc.value.code == 0
     assert capsys.readouterr().out.strip() == f"skillworks {__version__}"
+
+
+@pytest.mark.parametrize("path", ["run", "eval", "tasks check", "check"])
+def test_help_at_80_columns_cuts_no_option_name_and_still_parses_negations(
+    path: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Typer's column of --no-x names squeezed the help until names like --ray-cpus-per-trial were cut ("…");
+    a flag's negation is now named in its help, and still parses."""
+    monkeypatch.setenv("COLUMNS", "80")
+    text = _help(path.split(), capsys, monkeypatch)
+    assert not re.search(r"│\s*\*?\s*-[-\w]*…", text), [line for line in text.splitlines() if "…" in line]
+    cmd = COMMANDS[path]
+    for param in cmd.params:
+        for name in (o for o in param.opts if o.startswith("--")):
+            assert re.search(rf"│ {re.escape(name)}\b", text), name  # every option shown whole
+        for negation in param.secondary_opts:
+            assert negation in " ".join(text.replace("│", " ").split()), negation
+    flags = [p for p in cmd.params if p.secondary_opts]
+    if flags:
+        flag = flags[0]
+        args = [flag.secondary_opts[0]] + (["x"] if path in ("run", "check", "tasks check") else [])
+        assert cmd.make_context(path, args).params[flag.name] is False
+
+
+def test_command_list_shows_each_summary_as_flowing_text() -> None:
+    root = command()
+    for name, sub in root.commands.items():
+        assert sub.short_help and "\n" not in sub.short_help, name
