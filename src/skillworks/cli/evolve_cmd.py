@@ -66,8 +66,12 @@ def register(app: typer.Typer) -> None:
         else:
             if not families:
                 raise UserError("give at least one family directory (or --resume RUN_DIR)")
-            if seed_skills is not None and not seed_skills.is_dir():
-                raise UserError("--seed-skills: not a directory", seed_skills)
+            if seed_skills is not None:
+                _check_seed_library(seed_skills)
+            if patch_prompt is not None:
+                from skillworks.evolve.prompt import load_template
+
+                load_template(patch_prompt)  # a bad template is an error before anything is written
             loaded = [load_family(f) for f in families]
             names = [f.name for f in loaded]
             if len(set(names)) != len(names):
@@ -121,3 +125,19 @@ def register(app: typer.Typer) -> None:
         console.print(f"run directory: {run_dir}")
         for name, path in sorted(files.items()):
             console.print(f"  {name}: {path}")
+
+
+def _check_seed_library(path: Path) -> None:
+    """--seed-skills is a library: a directory of skill directories, each a valid skill."""
+    from skillworks.evolve.apply import library_skills
+    from skillworks.skills.package import load_skill
+
+    if not path.is_dir():
+        raise UserError("--seed-skills: not a directory", path)
+    if (path / "SKILL.md").is_file():
+        raise UserError("--seed-skills: this is one skill; give the directory that holds skill directories", path)
+    skills = library_skills(path)
+    if not skills:
+        raise UserError("--seed-skills: no skill directory (<name>/SKILL.md) in it", path)
+    for skill in skills:
+        load_skill(skill)  # an invalid SKILL.md is a SkillError naming the file

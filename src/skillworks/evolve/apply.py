@@ -4,7 +4,12 @@ SkillFlow applies the model's patch paths as given; here every patch is checked 
 whole, with a recorded reason, when it has: an absolute path, a ``..`` component, a path through a symlink,
 a write outside the library root (or outside a skill directory), non-UTF-8 content, a file or a library
 over the size/count limits, a SKILL.md that fails the spec (an error-severity `skillworks check` finding),
-or a delete of a path that does not exist. A rejected patch leaves the library unchanged.
+or a delete of a path that does not exist. Paths that cannot be written as given (a file where the patch
+needs a directory or the reverse, a name longer than the file system allows, a path in a directory the
+package hash ignores such as ``.git``) are rejected too. A rejected patch leaves the library unchanged.
+
+A whole skill is deleted with its directory name (``delete_paths: ["<skill>"]``); a skill directory the
+patch leaves without any file is removed.
 
 Atomicity: version ``v<t>`` is built in a temporary sibling directory from a copy of ``v<t-1>`` and
 renamed into place only when complete, so a crash mid-apply leaves every earlier version intact (and no
@@ -13,6 +18,7 @@ renamed into place only when complete, so a crash mid-apply leaves every earlier
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
@@ -20,11 +26,15 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from skillworks.evolve.patch import Patch
-from skillworks.skills.package import hash_directory, iter_package_files
+from skillworks.skills.package import IGNORED_PARTS, hash_directory, iter_package_files
 
 MAX_FILE_BYTES = 256 * 1024
 MAX_FILES = 200
 MAX_LIBRARY_BYTES = 4 * 1024 * 1024
+MAX_NAME_BYTES = 255  # NAME_MAX of the usual file systems
+MAX_PATH_CHARS = 1024
+# what the file system says when a patch's own paths conflict (a file where it needs a directory, ...)
+_PATCH_ERRNOS = frozenset({errno.EEXIST, errno.EISDIR, errno.ENOTDIR, errno.ENOENT, errno.ENAMETOOLONG})
 
 
 @dataclass(frozen=True)
@@ -57,9 +67,9 @@ def library_hash(root: Path) -> str:
     return hash_directory(root)
 
 
-def _check_path(root: Path, raw: str) -> PurePosixPath:
-    if not raw or raw.strip() != raw or "\0" in raw or "\\" in raw:
-        raise PatchRejected(f"invalid path {raw!r}")
+def _check_path(root: Path, raw: str, *, skill_dir_ok: bool = False) -> PurePosixPath:
+    if not raw or raw.strip() != raw or "\0" in raw or "\\" in raw or len(raw) > MAX_PATH_CHARS:
+        raise PatchRejected(f"invalid path {raw[:80]!r}")
     path = PurePosixPath(raw)
     if path.is_absolute() or raw.startswith("~") or (len(raw) > 1 and raw[1] == ":"):
         raise PatchRejected(f"absolute path {raw!r}")
@@ -67,6 +77,10 @@ def _check_path(root: Path, raw: str) -> PurePosixPath:
         raise PatchRejected(f"path with '..': {raw!r}")
     if path.parts in ((), (".",)) or any(part == "." for part in path.parts):
         raise PatchRejected(f"invalid path {raw!r}")
+    if any(len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES for part in path.parts):
+        raise PatchRejected(f"path component longer than {MAX_NAME_BYTES} bytes: {raw[:80]!r}")
+    if any(part in IGNORED_PARTS for part in path.parts):
+        raise PatchRejected(f"path in a directory skill packages ignore ({', '.join(sorted(IGNORED_PARTS))}): {raw!r}")
     current = root
     for part in path.parts:
         current = current / part
@@ -75,12 +89,13 @@ def _check_path(root: Path, raw: str) -> PurePosixPath:
     resolved = (root / path).resolve()
     if not resolved.is_relative_to(root.resolve()):
         raise PatchRejected(f"write outside the library root: {raw!r}")
-    if len(path.parts) < 2:
+    if len(path.parts) < 2 and not (skill_dir_ok and (root / path).is_dir()):
         raise PatchRejected(f"write outside a skill directory (expected <skill>/<file>): {raw!r}")
     return path
 
 
 def _validate(prev: Path, patch: Patch, limits: Limits) -> None:
+    total = 0
     for up in patch.upsert_files:
         _check_path(prev, up.path)
         try:
@@ -89,10 +104,19 @@ def _validate(prev: Path, patch: Patch, limits: Limits) -> None:
             raise PatchRejected(f"non-UTF-8 content in {up.path!r}") from None
         if len(data) > limits.file_bytes:
             raise PatchRejected(f"file over the size limit: {up.path!r} is {len(data)} bytes (max {limits.file_bytes})")
+        total += len(data)
+    # cheap bounds before anything is written (the library as a whole is checked after the write)
+    if len(patch.upsert_files) > limits.files:
+        raise PatchRejected(f"library over the file-count limit: the patch writes {len(patch.upsert_files)} files")
+    if total > limits.library_bytes:
+        raise PatchRejected(f"library over the size limit: the patch writes {total} bytes")
+    deleted: list[PurePosixPath] = []
     for raw in patch.delete_paths:
-        path = _check_path(prev, raw)
-        if not (prev / path).exists():
+        path = _check_path(prev, raw, skill_dir_ok=True)
+        gone = any(path == d or path.is_relative_to(d) for d in deleted)
+        if gone or not (prev / path).exists():
             raise PatchRejected(f"delete of a path that does not exist: {raw!r}")
+        deleted.append(path)
 
 
 async def _check_skills(root: Path, touched: set[str]) -> None:
@@ -103,6 +127,8 @@ async def _check_skills(root: Path, touched: set[str]) -> None:
 
     for name in sorted(touched):
         skill = root / name
+        if skill.is_dir() and not any(p.is_file() or p.is_symlink() for p in skill.rglob("*")):
+            shutil.rmtree(skill)  # the patch deleted every file of the skill: the skill is gone
         if not skill.exists():
             continue  # the patch deleted the whole skill
         try:
@@ -124,8 +150,13 @@ def _write(root: Path, patch: Patch) -> None:
             target.unlink()
     for up in patch.upsert_files:
         target = root / up.path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(up.content.encode("utf-8"))
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(up.content.encode("utf-8"))
+        except OSError as exc:
+            if exc.errno not in _PATCH_ERRNOS:
+                raise  # the machine's problem (disk full, I/O error), not the patch's
+            raise PatchRejected(f"cannot write {up.path!r} ({exc.strerror}): the patch's paths conflict") from None
 
 
 def _check_limits(root: Path, limits: Limits) -> None:

@@ -309,7 +309,18 @@ def _skill_source_lines(s: Summary) -> list[str]:
     )
     out.append("")
     out += _table(
-        ["Condition", "Agent", "Trials", "Source runs", "Input tok", "Output tok", "Cached tok", "Calls", "Cost USD"],
+        [
+            "Condition",
+            "Agent",
+            "Trials",
+            "Source runs",
+            "Input tok",
+            "Output tok",
+            "Cached tok",
+            "Calls",
+            "Cost USD",
+            "Seconds",
+        ],
         [
             [
                 u.condition,
@@ -321,6 +332,7 @@ def _skill_source_lines(s: Summary) -> list[str]:
                 f"{u.cached_tokens:,}",
                 f"{u.calls:,}",
                 f"{u.cost_usd:.4f}",
+                f"{u.seconds:.1f}",
             ]
             for u in s.skill_source_usage
         ],

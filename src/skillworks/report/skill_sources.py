@@ -26,6 +26,7 @@ class SourceUsageRow(_Strict):
     cached_tokens: int
     cost_usd: float
     calls: int
+    seconds: float = Field(default=0.0, description="wall time of the paid source steps (creator sessions)")
 
 
 class GeneratedPackRow(_Strict):
@@ -46,7 +47,8 @@ def source_usage_rows(results: Sequence[TrialResult]) -> list[SourceUsageRow]:
             groups.setdefault((r.condition, r.agent), []).append(r)
     rows = []
     for (condition, agent), rs in groups.items():
-        usages = [r.skill_source.usage for r in rs if r.skill_source is not None and r.skill_source.usage is not None]
+        paid = [r.skill_source for r in rs if r.skill_source is not None and r.skill_source.usage is not None]
+        usages = [info.usage for info in paid if info.usage is not None]
         rows.append(
             SourceUsageRow(
                 condition=condition,
@@ -58,6 +60,7 @@ def source_usage_rows(results: Sequence[TrialResult]) -> list[SourceUsageRow]:
                 cached_tokens=sum(u.cached_tokens for u in usages),
                 cost_usd=float(sum(u.cost_usd for u in usages)),
                 calls=sum(u.calls for u in usages),
+                seconds=round(sum(float(info.record.get("creator_seconds") or 0.0) for info in paid), 3),
             )
         )
     return rows
@@ -69,6 +72,9 @@ def generated_pack_rows(results: Sequence[TrialResult]) -> list[GeneratedPackRow
         if r.skill_source is None:
             continue
         packs: list[dict[str, Any]] = r.skill_source.record.get("packs") or []
+        problem = r.skill_source.record.get("generated_problem")
+        if problem:  # the creator left no directory of packs to review (e.g. a symlink in its place)
+            packs = [{"dir": "(generated-skills)", "status": "invalid", "reason": problem}, *packs]
         for p in packs:
             rows.append(
                 GeneratedPackRow(

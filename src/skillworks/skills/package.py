@@ -23,7 +23,7 @@ DESCRIPTION_MAX = 1024
 COMPATIBILITY_MAX = 500
 SKILL_MD_MAX_BYTES = 1 << 20  # a SKILL.md over 1 MiB is refused (it would flood every agent's context)
 _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-_IGNORED_PARTS = frozenset({".git", "__pycache__", ".DS_Store", ".pytest_cache"})
+IGNORED_PARTS = frozenset({".git", "__pycache__", ".DS_Store", ".pytest_cache"})
 _SCRIPT_SUFFIXES = frozenset({".py", ".sh", ".bash", ".js", ".mjs", ".ts", ".rb", ".pl", ".ps1"})
 
 
@@ -106,7 +106,7 @@ def iter_package_files(root: Path) -> list[Path]:
     files: list[Path] = []
     for path in sorted(root.rglob("*")):
         rel_parts = path.relative_to(root).parts
-        if any(part in _IGNORED_PARTS for part in rel_parts):
+        if any(part in IGNORED_PARTS for part in rel_parts):
             continue
         if path.is_file() and not path.is_symlink():
             files.append(path)

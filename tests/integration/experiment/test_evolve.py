@@ -68,9 +68,39 @@ def test_example_family_learns_a_skill_and_beats_vanilla(tmp_path: Path, cli: An
     assert (summary["final_skills"], summary["cumulative_skills"]) == (1, 1)
     delta = next(d for d in summary["deltas"] if d["condition"] == "evolved")
     assert delta["completion_pp"] == pytest.approx(80.0) and delta["completion_ci_pp"] is not None
+    # Δ block: absolute for turns (3.2 agent turns vs 4.0), relative % for cost and output tokens
+    assert (rows["evolved"]["turns_mean"], rows["vanilla"]["turns_mean"]) == (3.2, 4.0)
+    assert delta["turns"] == pytest.approx(-0.8)
+    for key, field in (("cost_pct", "cost_usd"), ("output_tokens_pct", "output_tokens")):
+        ev, va = (
+            sum(getattr(by[(f"ledger-{i}", c)].usage, field) for i in range(1, 6)) for c in ("evolved", "vanilla")
+        )
+        assert va > 0 and delta[key] == pytest.approx((ev - va) / va * 100.0) and delta[key] < 0
     report = (run_dir / "evolve_report.md").read_text()
     assert "## Learning curve: euro-ledgers" in report and "| 2 | ledger-2 | 1.0 | 0.0 | 0.0 |" in report
     assert "| history |" in report and "%use" in report and "scripted test provider" in report
+    assert "| euro-ledgers | 5 | 80.0% | 0.0% | 0.0% | +80.0 | +0.0 | 80.0% |" in report  # family × condition
+    assert f"| evolved | +80.0 [+40.0, +100.0] | -0.8 | {delta['cost_pct']:+.1f}% |" in report
+
+    # --resume after an interruption before step 4: steps 4-5 run again, step 4 with the same S_3
+    hashes = {v: library_hash(fam / "library" / v) for v in ("v3", "v4", "v5")}
+    kept = [line for line in (run_dir / "results.jsonl").read_text().splitlines() if '"ledger-4"' not in line
+            and '"ledger-5"' not in line]  # fmt: skip
+    (run_dir / "results.jsonl").write_text("\n".join(kept) + "\n")
+    (fam / "history.jsonl").write_text("".join(json.dumps(h) + "\n" for h in history[:3]))
+    for v in ("4", "5"):
+        shutil.rmtree(fam / "library" / f"v{v}")
+        (fam / "patches" / f"{v}.json").unlink()
+    proc = cli("evolve", "--resume", str(run_dir))
+    assert proc.returncode == 0, proc.stderr
+    resumed = {(r.task_id, r.condition): r for r in RunStore(run_dir).read_results()}
+    assert len(resumed) == 15
+    step4 = resumed[("ledger-4", "evolved")]
+    assert step4.skill_source is not None and step4.skill_source.record["library_hash"] == hashes["v3"]
+    assert step4.skill_source.record["library"].endswith("library/v3") and step4.reward == 1.0
+    assert [json.loads(x)["step"] for x in (fam / "history.jsonl").read_text().splitlines()] == [1, 2, 3, 4, 5]
+    assert {v: library_hash(fam / "library" / v) for v in hashes} == hashes
+    assert (run_dir / "trials" / f"{step4.trial_id}.interrupted-1").is_dir()  # the old attempt is kept aside
 
     # replay: a saved library version is a skill source for an ordinary paired run
     lib = fam / "library" / "v5"
@@ -100,9 +130,13 @@ def test_bad_patches_are_recorded_and_the_family_goes_on_and_resumes(tmp_path: P
     ]
     path = tmp_path / "script.yaml"
     path.write_text(yaml.safe_dump(script))
-    proc = _evolve(cli, tmp_path, "bad", _small_family(tmp_path), path)
+    template = tmp_path / "house-prompt.md"  # --patch-prompt: the user's own template
+    template.write_text("HOUSE PATCH PROMPT for {family}\n\n{library}\n\n{trial_summary}\n\n{trajectory}\n")
+    proc = _evolve(cli, tmp_path, "bad", _small_family(tmp_path), path, "--patch-prompt", str(template))
     assert proc.returncode == 0, proc.stderr
     fam = tmp_path / "bad" / "families" / "fam"
+    prompt = json.loads((fam / "patches" / "1.json").read_text())["prompt"]
+    assert prompt.startswith("HOUSE PATCH PROMPT for fam\n\n(empty: no skill yet)") and "awk -F" in prompt
     history = [json.loads(line) for line in (fam / "history.jsonl").read_text().splitlines()]
     assert [h["patch_status"] for h in history] == ["patch_error", "rejected"]
     assert "malformed answer (after one retry)" in history[0]["reason"] and history[0]["patch_usage"]["calls"] == 2
@@ -130,8 +164,14 @@ def test_family_without_order_is_a_clear_error(tmp_path: Path, cli: Any) -> None
     assert "has no task order: add family.yaml with `order: [task-id, ...]`" in proc.stderr
 
 
-def test_several_families_each_start_from_an_empty_library(tmp_path: Path, cli: Any) -> None:
+def test_several_families_each_start_from_the_seed_library(tmp_path: Path, cli: Any) -> None:
     fam_a = _small_family(tmp_path)  # ledger-1, ledger-2: the patch after ledger-1 adds the skill
+    seed = tmp_path / "seed"  # --seed-skills: every family starts from this library, not from the last one
+    (seed / "ledger-notes").mkdir(parents=True)
+    (seed / "ledger-notes" / "SKILL.md").write_text(
+        "---\nname: ledger-notes\ndescription: Notes on ledger exports. Use when reading a ledger CSV.\n---\n"
+        "# Ledger notes\n\nLook at the header line before anything else.\n"
+    )
     fam_b = tmp_path / "fam-b"
     shutil.copytree(FAMILY / "ledger-3", fam_b / "ledger-3")
     (fam_b / "family.yaml").write_text("order: [ledger-3]\n")
@@ -144,17 +184,45 @@ def test_several_families_each_start_from_an_empty_library(tmp_path: Path, cli: 
     patch_script = tmp_path / "patch-model.yaml"
     patch_script.write_text(yaml.safe_dump({"by_task": patches}))
     proc = cli("evolve", str(fam_a), str(fam_b), "--agent", "builtin", "--model", f"scripted/{SCRIPT}",
-               "--patch-model", f"scripted/{patch_script}", "--out", str(tmp_path), "--run-id", "two")  # fmt: skip
+               "--patch-model", f"scripted/{patch_script}", "--seed-skills", str(seed), "--out", str(tmp_path),
+               "--run-id", "two")  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     by = {(r.task_id, r.condition): r for r in RunStore(tmp_path / "two").read_results()}
+    assert by[("ledger-1", "evolved")].skills_staged[0].startswith("ledger-notes@")
     assert by[("ledger-2", "evolved")].reward == 1.0  # family A's library helped within A
-    # family B starts empty: its evolved trial sees no skill (its scripted turns need one, so it fails)
-    assert by[("ledger-3", "evolved")].skills_staged == [] and by[("ledger-3", "evolved")].reward == 0.0
-    assert not list((tmp_path / "two" / "families" / "fam-b" / "library" / "v0").iterdir())
+    assert library_hash(tmp_path / "two" / "families" / "fam" / "library" / "v2") != library_hash(seed)
+    # family B starts from the seed again, not from A's library: its evolved trial has only the seed skill
+    # (its scripted turns need A's skill, so it fails)
+    assert [s.split("@")[0] for s in by[("ledger-3", "evolved")].skills_staged] == ["ledger-notes"]
+    assert by[("ledger-3", "evolved")].reward == 0.0
+    assert library_hash(tmp_path / "two" / "families" / "fam-b" / "library" / "v0") == library_hash(seed)
     summary = json.loads((tmp_path / "two" / "evolve_summary.json").read_text())
     assert [f["family"] for f in summary["families"]] == ["fam", "fam-b"]
     first = json.loads((tmp_path / "two" / "families" / "fam" / "history.jsonl").read_text().splitlines()[0])
     assert first["summary"].startswith("PM: add european") and first["patch_status"] == "accepted"
+
+
+@pytest.mark.parametrize(
+    ("make", "flag", "message"),
+    [
+        (lambda d: (d / "SKILL.md").write_text("x"), "--seed-skills", "this is one skill; give the directory"),
+        (lambda d: (d / "notes.txt").write_text("x"), "--seed-skills", "no skill directory (<name>/SKILL.md)"),
+        (lambda d: None, "--patch-prompt", "needs the {library} and {trajectory} placeholders"),
+    ],
+)
+def test_bad_seed_library_or_patch_prompt_is_one_line_error(
+    tmp_path: Path, cli: Any, make: Any, flag: str, message: str
+) -> None:
+    target = tmp_path / "given"
+    target.mkdir()
+    make(target)
+    if flag == "--patch-prompt":
+        target = tmp_path / "prompt.md"
+        target.write_text("Improve the library: {library}\n")
+    proc = _evolve(cli, tmp_path, "x", FAMILY, SCRIPT, flag, str(target))
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert message in proc.stderr and str(target) in proc.stderr.replace("\n", "")
+    assert not (tmp_path / "x").exists()
 
 
 def test_evolved_condition_in_run_needs_a_library(tmp_path: Path, cli: Any) -> None:

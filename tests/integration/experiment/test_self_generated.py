@@ -61,6 +61,11 @@ def test_self_generated_creator_and_solver_are_isolated_and_reported(tmp_path: P
     for path in ("/verifier/test.sh", "/tests/test.sh", "/oracle/solve.sh", "/solution/solve.sh"):
         assert f"cat: {path}: No such file or directory" in creator_obs
     assert "cp: cannot stat '/verifier'" in creator_obs
+    # the task's own skill (staged under `curated`) is nowhere in the creator's sandbox
+    assert results["curated"].skills_staged[0].startswith("task-only-skill@")
+    steps = json.loads((creator / "trajectory.json").read_text())["steps"]
+    outputs = [o["content"] for st in steps for o in (st.get("observation") or {}).get("results") or []]
+    assert "find-done" in outputs[0] and "task-only-skill" not in outputs[0]
     generated = creator / "generated-skills"
     assert sorted(p.name for p in generated.iterdir()) == ["answer-sheet", "broken", "linky", "number-summing"]
     for f in generated.rglob("*"):
@@ -112,6 +117,8 @@ def test_self_generated_creator_and_solver_are_isolated_and_reported(tmp_path: P
     report = (run_dir / "report.md").read_text()
     section = report.split("## Skill sources (skills produced per trial)", 1)[1].split("## Errors", 1)[0]
     assert f"{creator_usage.input_tokens:,}" in section and "answer-sheet@" in section and "answer_key" in section
+    assert src_row["seconds"] == pytest.approx(record["creator_seconds"]) and src_row["seconds"] > 0
+    assert "| Seconds |" in section
     assert "1 generated pack(s) are answer keys" in section
     spec = json.loads((run_dir / "experiment.json").read_text())
     assert spec["extra"]["self_generated"]["reuse"] is False
@@ -163,6 +170,47 @@ def test_a_failing_creator_is_a_skill_source_error(tmp_path: Path, cli: Any) -> 
     (r,) = RunStore(tmp_path / "f").read_results()
     assert r.outcome == "error" and r.reward is None
     assert r.error is not None and r.error.category == "skill_source_error" and "creator session" in r.error.message
+
+
+def test_creator_cannot_write_outside_its_sandbox_or_swap_the_packs_dir_for_a_symlink(tmp_path: Path, cli: Any) -> None:
+    """The creator writes into the host's run dir and task dir (hidden from it) and replaces its
+    generated-skills dir by a symlink to /usr/share: nothing reaches the host, nothing is downloaded, the
+    reason is recorded and reported, and the solver runs with no skill."""
+    run_dir = tmp_path / "swap"
+    script = tmp_path / "swap.yaml"
+    command = (
+        f"echo pwned > {run_dir}/pwned; echo pwned > {TASK}/pwned; echo pwned > {REPO}/pwned; "
+        "rm -rf /home/agent/generated-skills; ln -s /usr/share /home/agent/generated-skills; ls /home/agent"
+    )
+    script.write_text(
+        json.dumps(
+            {
+                "by_task": {
+                    "selfgen-sum@self-generated-creator": [
+                        {"tool_calls": [{"name": "bash", "arguments": {"command": command}}]},
+                        {"text": "done"},
+                    ],
+                    "selfgen-sum@self-generated": [{"text": "Nothing to do."}],
+                }
+            }
+        )
+    )
+    proc = cli("run", str(TASK), "--agent", "builtin", "--model", f"scripted/{script}", "--conditions",
+               "self-generated", "--out", str(tmp_path), "--run-id", "swap")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    for host in (run_dir / "pwned", TASK / "pwned", REPO / "pwned"):
+        assert not host.exists()
+    (r,) = RunStore(run_dir).read_results()
+    assert r.error is None and r.skills_staged == [] and r.skill_source is not None
+    assert r.skill_source.record["generated_problem"] == (
+        "generated-skills is a symlink, not the directory it was created as"
+    )
+    creator = run_dir / r.skill_source.record["creator_dir"]
+    assert not (creator / "generated-skills").exists() and not (creator / "generated-skills").is_symlink()
+    assert sum(f.stat().st_size for f in run_dir.rglob("*") if f.is_file()) < 5_000_000  # not /usr/share
+    summary = json.loads((run_dir / "summary.json").read_text())
+    (row,) = summary["generated_packs"]
+    assert (row["pack"], row["status"]) == ("(generated-skills)", "invalid") and "symlink" in row["reason"]
 
 
 @pytest.mark.parametrize(

@@ -65,6 +65,18 @@ def _apply(prev: Path, patch: Patch, dest: Path, limits: Limits = Limits()):  # 
             "fails the spec",
         ),
         ({"delete_paths": ["csv-sums/missing.py"]}, "does not exist"),
+        # other ways out of the root, and paths that cannot be written as given
+        ({"upsert_files": [{"path": "~/evil/SKILL.md", "content": "x"}]}, "absolute path"),
+        ({"upsert_files": [{"path": "C:/evil/SKILL.md", "content": "x"}]}, "absolute path"),
+        ({"upsert_files": [{"path": "csv-sums\\..\\..\\evil", "content": "x"}]}, "invalid path"),
+        ({"upsert_files": [{"path": "linked", "content": "x"}]}, "path through a symlink"),
+        ({"delete_paths": ["linked"]}, "path through a symlink"),
+        ({"upsert_files": [{"path": "csv-sums/SKILL.md/evil", "content": "x"}]}, "the patch's paths conflict"),
+        ({"upsert_files": [{"path": "csv-sums/scripts", "content": "x"}]}, "the patch's paths conflict"),
+        ({"delete_paths": ["csv-sums/scripts", "csv-sums/scripts/sum.py"]}, "does not exist"),
+        ({"upsert_files": [{"path": "csv-sums/" + "a" * 300, "content": "x"}]}, "longer than 255 bytes"),
+        ({"upsert_files": [{"path": "csv-sums/.git/hooks/x", "content": "x"}]}, "directory skill packages ignore"),
+        ({"delete_paths": ["csv-sums/SKILL.md"]}, "fails the spec"),
     ],
 )
 def test_malicious_patch_is_rejected_and_library_unchanged(tmp_path: Path, patch: dict, reason: str) -> None:
@@ -95,6 +107,16 @@ def test_good_patch_makes_a_new_version_and_keeps_the_old(tmp_path: Path) -> Non
     assert (tmp_path / "v1" / "csv-sums" / "scripts" / "check.py").read_text() == "print('ok')\n"
     assert not (tmp_path / "v1" / "csv-sums" / "scripts" / "old.py").exists()
     assert _snapshot(prev) == before and result.library_hash != library_hash(prev)
+
+
+def test_a_whole_skill_is_deleted_by_its_directory_or_all_its_files(tmp_path: Path) -> None:
+    prev = _lib(tmp_path)
+    result = _apply(prev, Patch.model_validate({"delete_paths": ["csv-sums"]}), tmp_path / "v1")
+    assert result.accepted and result.skills == 0 and not (tmp_path / "v1" / "csv-sums").exists()
+    every_file = ["csv-sums/SKILL.md", "csv-sums/scripts"]
+    result = _apply(prev, Patch.model_validate({"delete_paths": every_file}), tmp_path / "v2")
+    assert result.accepted and not (tmp_path / "v2" / "csv-sums").exists()
+    assert (prev / "csv-sums" / "SKILL.md").read_text() == GOOD_MD
 
 
 def test_crash_mid_apply_leaves_previous_version_intact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass
@@ -31,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from skillworks.errors import StagingError, UserError
 from skillworks.experiment.plan import TrialSpec
-from skillworks.experiment.selfgen.packs import GeneratedPack, review_packs
+from skillworks.experiment.selfgen.packs import MAX_PACK_BYTES, MAX_PACKS, GeneratedPack, review_packs
 from skillworks.experiment.sources import SkillProvision, SourceRequest
 from skillworks.results import Usage
 from skillworks.skills.package import SkillPackage, load_skill
@@ -42,6 +44,8 @@ EXTRA_KEY = "self_generated"
 GENERATED_DIR = "generated-skills"
 DEFAULT_CREATOR_SKILL = Path(__file__).with_name("authoring") / "skill-authoring"
 PROMPT_TEMPLATE = Path(__file__).with_name("creator_prompt.md")
+# at most this much of the creator's generated-skills dir is downloaded (every pack at its limit, twice over)
+MAX_GENERATED_BYTES = 2 * MAX_PACKS * MAX_PACK_BYTES
 # harnesses that ship their own skill creator (see /work/shared/notes: Codex lists a bundled `skill-creator`)
 BUNDLED_CREATORS = {"codex": "skill-creator"}
 
@@ -90,6 +94,9 @@ class CreatorSession(BaseModel):
     final_message: str | None = None
     usage: Usage
     packs: list[GeneratedPack] = Field(default_factory=list)
+    generated_problem: str | None = Field(
+        default=None, description="why nothing of the generated-skills dir was kept (a symlink, over the limit)"
+    )
 
 
 def creator_instruction(task_instruction: str, workdir: str, generated_dir: str, authoring: str) -> str:
@@ -148,6 +155,8 @@ def _provision(session: CreatorSession, run_dir: Path, options: SelfGenOptions, 
         "staged": [f"{s.name}@{s.short_hash}" for s in skills],
         "answer_keys": [p.dir for p in session.packs if p.answer_key],
     }
+    if session.generated_problem:
+        record["generated_problem"] = session.generated_problem
     # a reused creation was paid for once, by the trial that made it
     return SkillProvision(skills=skills, usage=None if reused else session.usage, record=record)
 
@@ -213,8 +222,7 @@ async def _create(request: SourceRequest, options: SelfGenOptions, creator_dir: 
         )
         if outcome.error is not None:
             raise UserError(f"creator session failed ({outcome.error.category}): {outcome.error.message}")
-        if await sandbox.path_exists(generated_dir):
-            await sandbox.download(generated_dir, creator_dir / GENERATED_DIR)
+        problem = await _download_generated(sandbox, generated_dir, creator_dir / GENERATED_DIR)
     finally:
         await _teardown(sandbox, scratch, creator_id)
     seconds = round(time.monotonic() - t0, 3)
@@ -231,8 +239,38 @@ async def _create(request: SourceRequest, options: SelfGenOptions, creator_dir: 
         final_message=outcome.final_message,
         usage=usage,
         packs=reviews,
+        generated_problem=problem,
     )
     tmp = creator_dir / "creation.json.tmp"
     tmp.write_text(json.dumps(session.model_dump(mode="json"), indent=2))
     tmp.replace(creator_dir / "creation.json")
     return session
+
+
+async def _download_generated(sandbox: Any, generated_dir: str, dest: Path) -> str | None:
+    """Copy the creator's generated-skills dir to `dest`, unless the creator made it something else than a
+    directory of bounded size (a symlink to `/` would otherwise copy the sandbox's whole view of the host).
+    Returns why nothing was kept, or None."""
+    q = shlex.quote(generated_dir)
+    probe = await sandbox.exec(
+        f"if [ -L {q} ]; then echo symlink; elif [ ! -e {q} ]; then echo missing; elif [ ! -d {q} ]; "
+        f"then echo not-a-directory; else du -sk {q} 2>/dev/null | cut -f1; fi",
+        timeout=120,
+    )
+    answer = probe.stdout.strip()
+    if answer == "missing":
+        return None
+    if answer in ("symlink", "not-a-directory"):
+        return f"{GENERATED_DIR} is a {answer.replace('-', ' ')}, not the directory it was created as"
+    if not answer.isdigit():
+        return f"{GENERATED_DIR} could not be measured (du: {answer[:80]!r} {probe.stderr.strip()[:120]!r})"
+    if int(answer) * 1024 > MAX_GENERATED_BYTES:
+        return f"{GENERATED_DIR} holds {int(answer)} KiB; at most {MAX_GENERATED_BYTES // 1024} KiB is kept"
+    await sandbox.download(generated_dir, dest)
+    if dest.is_symlink() or not dest.is_dir():  # the backend copied a link or a file: keep nothing of it
+        if dest.is_symlink() or dest.is_file():
+            dest.unlink()
+        else:
+            shutil.rmtree(dest, ignore_errors=True)
+        return f"{GENERATED_DIR} is not a directory"
+    return None
