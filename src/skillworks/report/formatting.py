@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skillworks.report.model import IntervalOut
+from skillworks.report.model import IntervalOut, PassRateRow
 
 
 def pct(x: float | None, digits: int = 1) -> str:
@@ -36,3 +36,9 @@ def agent_label(agent: str | None) -> str:
 def one_line(text: str, limit: int = 200) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def ungraded_only(row: PassRateRow) -> bool:
+    """Every trial of the row is ungraded (eval cases without a verifier, graded by metrics): its fixed-frame
+    0% is no pass rate, so reports show "—" and send the reader to the Skill Lift instead."""
+    return row.ungraded > 0 and row.scored == 0 and row.errored == 0

@@ -3,7 +3,7 @@ condition the pass rate with its interval and errors, and each condition's Δ ve
 
 from __future__ import annotations
 
-from skillworks.report.formatting import interval, interval_pp, pct, pp
+from skillworks.report.formatting import interval, interval_pp, pct, pp, ungraded_only
 from skillworks.report.model import SCRIPTED_NOTE, PassRateRow, Summary
 
 
@@ -20,8 +20,13 @@ def headline_lines(summary: Summary) -> list[str]:
     for agent, rows in by_agent.items():
         lines.append(f"{agent}:")
         for row in rows:
+            rate = (
+                f"pass rate {'—':>6}  (no verifier)"
+                if ungraded_only(row)
+                else f"pass rate {pct(row.rate):>6}  95% CI {interval(row.wilson)}"
+            )
             lines.append(
-                f"  {row.condition:<{width}}  pass rate {pct(row.rate):>6}  95% CI {interval(row.wilson)}"
+                f"  {row.condition:<{width}}  {rate}"
                 f"  errors {row.errored}/{row.planned}" + (f", ungraded {row.ungraded}" if row.ungraded else "")
             )
             delta = deltas.get((agent, row.condition))

@@ -62,6 +62,7 @@ def render_html(summary: Summary, out_dir: Path | None = None, pages: Mapping[st
         agent_label=formatting.agent_label,
         one_line=formatting.one_line,
         delta_label=delta_label,
+        ungraded_only=formatting.ungraded_only,
     )
     anchors = _anchors(summary, out_dir, pages or {})
 

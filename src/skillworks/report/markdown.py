@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from skillworks.report.formatting import agent_label, counts, interval, interval_pp, num, one_line, pct, pp
+from skillworks.report.formatting import (
+    agent_label,
+    counts,
+    interval,
+    interval_pp,
+    num,
+    one_line,
+    pct,
+    pp,
+    ungraded_only,
+)
 from skillworks.report.model import SCRIPTED_NOTE, Summary
 
 
@@ -24,9 +34,9 @@ def render_pass_rate_table(summary: Summary) -> str:
         [
             r.condition,
             r.agent,
-            pct(r.rate),
-            interval(r.wald),
-            interval(r.wilson),
+            "— (ungraded)" if ungraded_only(r) else pct(r.rate),
+            "—" if ungraded_only(r) else interval(r.wald),
+            "—" if ungraded_only(r) else interval(r.wilson),
             pct(r.rate_excluding_errors),
             interval(r.wilson_excluding_errors),
             f"{r.scored}/{r.planned}",

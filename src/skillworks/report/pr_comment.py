@@ -5,7 +5,7 @@ GitHub renders it as is; it stays far below GitHub's 65,536-character comment li
 
 from __future__ import annotations
 
-from skillworks.report.formatting import interval, interval_pp, pct, pp
+from skillworks.report.formatting import interval, interval_pp, pct, pp, ungraded_only
 from skillworks.report.model import SCRIPTED_NOTE, Summary
 from skillworks.report.run_charts import delta_estimate
 
@@ -33,7 +33,9 @@ def render_pr_comment(summary: Summary, eval_lines: list[str] | None = None) -> 
         "|---|---|---:|---|---:|",
     ]
     lines += [
-        f"| {_cell(r.condition)} | {_cell(r.agent)} | {pct(r.rate)} | {interval(r.wilson)} | {r.errored}/{r.planned} |"
+        f"| {_cell(r.condition)} | {_cell(r.agent)} | "
+        + ("— (ungraded) | — |" if ungraded_only(r) else f"{pct(r.rate)} | {interval(r.wilson)} |")
+        + f" {r.errored}/{r.planned} |"
         for r in s.pass_rates
     ]
     if s.deltas:

@@ -16,7 +16,7 @@ from skillworks.report.charts import (
     hbar_chart,
     heatmap,
 )
-from skillworks.report.formatting import interval_pp, pct, pp
+from skillworks.report.formatting import interval_pp, pct, pp, ungraded_only
 from skillworks.report.model import DeltaRow, Summary
 
 CellHref = Callable[[str, str, str], str | None]  # (task, condition, agent) -> link of the cell or None
@@ -70,6 +70,7 @@ def run_charts(s: Summary, cell_href: CellHref) -> dict[str, Chart | None]:
                 interval=Interval(r.wilson.low, r.wilson.high) if r.wilson else None,
             )
             for r in s.pass_rates
+            if not ungraded_only(r)  # no verifier: no pass rate to draw (the eval report has its Skill Lift)
         ],
     )
     if s.per_task:

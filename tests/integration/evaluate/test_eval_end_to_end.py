@@ -66,7 +66,9 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pythonpath=tmp,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr + proc.stdout
-    assert "Skill Lift (with-skill vs target-withheld): +0.222" in proc.stdout
+    # the end of `eval`: the lift with its labelled interval, which crosses 0 over 3 paired cases
+    assert "Skill Lift (with-skill vs target-withheld): +0.222 (95% CI [" in proc.stdout
+    assert "3 paired cases) inconclusive (n=3)" in proc.stdout
     return tmp / "e2e"
 
 

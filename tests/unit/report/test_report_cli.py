@@ -166,3 +166,29 @@ def test_an_eval_run_s_ungraded_trials_are_not_errors(
     data = json.loads(summary)
     assert data["counts"]["errored"] == 1 and data["counts"]["ungraded"] == 2
     assert [e["trial_id"] for e in data["errors"]] == ["t2__none__a1__t0"]
+
+
+def test_a_condition_without_any_verifier_shows_no_pass_rate(
+    fx: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An eval run: every trial is ungraded (no verifier); a fixed-frame 0% with its interval would read as a
+    failed skill, so the headline, the PR comment, report.md and report.html show "—" and no bar."""
+    import re
+
+    results = [
+        fx.trial(t, c, 0, 1.0).model_copy(update={"reward": None, "outcome": "ungraded"})
+        for t in ("t1", "t2")
+        for c in ("none", "curated")
+    ]
+    run = fx.write_run(tmp_path, results, fx.experiment(trials=1))
+    assert _run(monkeypatch, str(run), "--resamples", "100") == 0
+    out = capsys.readouterr().out
+    assert "none     pass rate      —  (no verifier)  errors 0/2, ungraded 2" in out
+    assert "0.0%" not in out
+    assert "| none | a1 | — (ungraded) | — | — |" in (run / "report.md").read_text()
+    html = (run / "report.html").read_text()
+    assert "— (ungraded)" in html
+    bars = re.search(r'data-chart="bars".*?</svg>', html, re.S)
+    assert bars is None or '<g class="bar">' not in bars.group(0)
+    assert _run(monkeypatch, str(run), "--format", "pr-comment", "--resamples", "100") == 0
+    assert "| none | a1 | — (ungraded) | — | 0/2 |" in capsys.readouterr().out
