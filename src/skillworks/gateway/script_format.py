@@ -49,7 +49,8 @@ class ScriptExpect(_Strict):
     reasoning_carried: bool = Field(
         default=False,
         description="every signed thinking block this trial's earlier turns produced is sent back unchanged "
-        "(as Anthropic requires for extended thinking with tool use)",
+        "(as Anthropic requires for extended thinking with tool use), or its signature alone (Gemini thought "
+        "signatures: a client may drop the thought summaries but must send the signature back)",
     )
 
 

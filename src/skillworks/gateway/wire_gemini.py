@@ -110,15 +110,16 @@ def _tool_choice(config: Any) -> str | None:
 
 
 def _thoughts(parts: list[dict[str, Any]]) -> list[ReasoningItem]:
-    """A model turn's thought parts and thought signatures (Gemini needs the signatures back)."""
-    items: list[ReasoningItem] = []
-    for part in parts:
-        signature = part.get("thoughtSignature") or part.get("thought_signature")
-        if part.get("thought") and isinstance(part.get("text"), str):
-            items.append(ReasoningItem(text=part["text"], signature=str(signature) if signature else None))
-        elif signature:
-            items.append(ReasoningItem(signature=str(signature)))
-    return items
+    """A model turn's reasoning: its thought parts and its thought signature. Gemini puts the signature on
+    the turn's first functionCall part (else its last part), and clients such as Gemini CLI keep only that
+    part, dropping thought summaries; the signature is what Gemini needs back. Thought text and the turn's
+    first signature make one item; any further signatures are items of their own."""
+    texts = [p["text"] for p in parts if p.get("thought") and isinstance(p.get("text"), str)]
+    signatures = [str(sig) for p in parts if (sig := p.get("thoughtSignature") or p.get("thought_signature"))]
+    if not signatures:
+        return [ReasoningItem(text=t) for t in texts]
+    first = ReasoningItem(text="".join(texts), signature=signatures[0])
+    return [first, *(ReasoningItem(signature=sig) for sig in signatures[1:])]
 
 
 def parse_request(body: dict[str, Any], *, model: str | None = None, stream: bool = False) -> ModelRequest:
@@ -203,17 +204,24 @@ def _usage(resp: ModelResponse) -> dict[str, Any]:
 
 
 def _parts(resp: ModelResponse) -> list[dict[str, Any]]:
+    """Thought summaries first, then the answer; the thought signature rides on the first functionCall part
+    (or, without one, the last part), where Gemini puts it."""
     parts: list[dict[str, Any]] = []
+    signature: str | None = None
     for item in resp.reasoning_parts():
         if item.redacted:
             continue
-        thought: dict[str, Any] = {"text": item.text, "thought": True}
-        if item.signature:
-            thought["thoughtSignature"] = item.signature
-        parts.append(thought)
+        if item.text:
+            parts.append({"text": item.text, "thought": True})
+        signature = signature or item.signature
     if resp.text or not resp.tool_calls:
         parts.append({"text": resp.text})
-    parts += [{"functionCall": {"name": tc.name, "args": tc.arguments_dict()}} for tc in resp.tool_calls]
+    calls: list[dict[str, Any]] = [
+        {"functionCall": {"name": tc.name, "args": tc.arguments_dict()}} for tc in resp.tool_calls
+    ]
+    parts += calls
+    if signature is not None:
+        (calls[0] if calls else parts[-1])["thoughtSignature"] = signature
     return parts
 
 

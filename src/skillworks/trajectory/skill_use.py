@@ -9,8 +9,12 @@ Only tool calls count: a skill name in the agent's prose, reasoning or in tool *
   `invoke_skill {"name"}`, the opencode-skills plugin's `skills_<name>` tools) — only when the load
   succeeded: its result is in the trajectory and not marked as an error (`extra.is_error`, or an
   `extra.status` of error/failed, as the converters record them);
-- failed: skills a skill-tool load of which failed (an error result, or no result at all), or a read-type
-  tool's read of whose SKILL.md returned an error; a skill can be both invoked and failed (a retry worked);
+- failed: skills a skill-tool load of which failed (an error result, or no result at all), a read-type
+  tool's read of whose SKILL.md returned an error, or a shell command naming whose SKILL.md failed without
+  printing it (no `name: <skill>` frontmatter line in its output: e.g. `cat` of a wrong path); a skill can be
+  both invoked and failed (a retry worked). A failed skill-tool load of a name that was not staged (a misspelt
+  or made-up skill) is recorded too, under the name the agent gave; a successful load of a skill the harness
+  brought itself is not task-skill use;
 - scripts_run: `<name>/<relative path>` for shell commands that execute a file under a staged skill's
   `scripts/` or any of its script assets (run directly or through an interpreter; `cd` is followed), and
   for scripts used as a library: Python code (in a shell command, or in a file the agent wrote and then
@@ -190,9 +194,11 @@ def detect_skill_use(
         elif lname.startswith("skills_") and len(lname) > 7:  # opencode-skills plugin: one tool per skill
             skill = next((n for n in by_name if n.replace("-", "_").lower() == lname[7:]), None)
         if lname in SKILL_TOOLS or skill is not None:
+            ok = _succeeded(result) if result is not None else unanswered_ok
             if skill in by_name:
-                ok = _succeeded(result) if result is not None else unanswered_ok
                 (via_tool if ok else failed).append(skill)
+            elif skill is not None and not ok:
+                failed.append(skill)  # a load of a skill that was never staged (a wrong or made-up name)
             continue
         if lname in SHELL_TOOLS:
             text = _command_text(call.arguments)
@@ -202,7 +208,12 @@ def detect_skill_use(
                 scripts += imported_scripts(code, locate, is_known_script)
             if not any(n in text for n in by_name) and not any(r in text for r in roots):
                 continue  # cheap pre-filter: every match names the skill or its staged root
-            read += _skill_md_mentions(text, by_name, roots) + _skill_md_after_cd(text, by_name, roots)
+            mentioned = _skill_md_mentions(text, by_name, roots) + _skill_md_after_cd(text, by_name, roots)
+            if result is not None and not _succeeded(result):  # the command failed: read only what it printed
+                shown_md = [n for n in mentioned if _printed_frontmatter(result, n)]
+                failed += [n for n in mentioned if n not in shown_md]
+                mentioned = shown_md
+            read += mentioned
             read += _scripts_read_in_shell(text, locate, is_script)
             scripts += _scripts_run(text, by_name, roots)
             scripts += imported_scripts(text, locate, is_known_script)
@@ -268,8 +279,7 @@ def _handle_use(
 
 def _envelope_status(result: ObservationResult) -> str | None:
     """The `status` of the runtime's answer (its envelope, as JSON text), if the result holds one."""
-    content = result.content
-    text = content if isinstance(content, str) else "".join(getattr(p, "text", None) or "" for p in content or [])
+    text = _result_text(result)
     try:
         data = json.loads(text)
     except ValueError:
@@ -285,6 +295,17 @@ def _succeeded(result: ObservationResult) -> bool:
         return False
     status = extra.get("status")
     return not (isinstance(status, str) and status.lower() in _FAILED_STATUSES)
+
+
+def _result_text(result: ObservationResult) -> str:
+    content = result.content
+    return content if isinstance(content, str) else "".join(getattr(p, "text", None) or "" for p in content or [])
+
+
+def _printed_frontmatter(result: ObservationResult, skill: str) -> bool:
+    """Whether a tool's output shows the skill's SKILL.md (its `name:` frontmatter line)."""
+    text = _result_text(result)
+    return re.search(rf"(?m)^\s*name:\s*['\"]?{re.escape(skill)}['\"]?\s*$", text) is not None
 
 
 def _is_read_tool(name: str, arguments: dict[str, Any]) -> bool:

@@ -3,7 +3,9 @@ the gateway on both sandbox backends — the local bubblewrap sandbox and a `--n
 (the matrix: five harnesses x local/container). Only the model is fake: the `scripted` provider replays
 tests/fixtures/harness_scripts/<harness>.yaml, whose `expect` clauses make the gateway fail the trial if the
 CLI did not send what a real run would (the skill's body after the skill-loading turn), so a failed skill
-load cannot pass."""
+load cannot pass. Each script first tries a skill that does not exist (a misspelt name; for Codex, which has no
+skill tool, a wrong path): that must be recorded as a failed load, not an invocation. Where the CLI sends
+reasoning back (all but OpenCode), the write turn's signed thinking must return on the next turn."""
 
 from __future__ import annotations
 
@@ -44,11 +46,12 @@ class Case:
     load_tool: str  # ATIF function name of the call that loads the skill
     write_tool: str  # ATIF function name of the call that writes the card
     scripts_run: tuple[str, ...] = ()  # the scripted run writes the card with the skill's script
+    failed_load: str = "house-greetings"  # the misspelt skill the script's first turn tries to load
 
 
 CASES = {
     "claude-code": Case(".claude/skills", "Skill", "Write"),
-    "codex": Case(".agents/skills", "exec_command", "exec_command", (SCRIPT,)),
+    "codex": Case(".agents/skills", "exec_command", "exec_command", (SCRIPT,), failed_load=SKILL),
     "gemini-cli": Case(".gemini/skills", "activate_skill", "write_file"),
     "opencode": Case(".config/opencode/skills", "skill", "bash", (SCRIPT,)),
     "openhands": Case(".openhands/skills", "invoke_skill", "file_editor"),
@@ -68,14 +71,20 @@ def _task(env: str, out: Path) -> Path:
 
 
 def _run(
-    harness: str, condition: str, script: Path, out: Path, env: str = "local", image: str | None = None
+    harness: str,
+    condition: str,
+    script: Path,
+    out: Path,
+    env: str = "local",
+    image: str | None = None,
+    options: tuple[str, ...] = (),
 ) -> tuple[TrialResult, Path]:
     image = image or _IMAGE_FOR.get(harness, BASE_IMAGE)
     backend = ["--env", "container", "--image-map", f"{DEBIAN}={image}"] if env == "container" else []
     run_id = f"{harness}-{condition}-{env}"
     proc = skillworks(
         "run", str(_task(env, out)), "--agent", harness, "--model", f"scripted/{script}",
-        "--conditions", condition, "--out", str(out), "--run-id", run_id, *backend,
+        "--conditions", condition, "--out", str(out), "--run-id", run_id, *backend, *options,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     run_dir = out / run_id
@@ -131,22 +140,48 @@ def test_harness_loads_the_curated_skill_and_solves_the_task(
     calls = read_calls(trial / "gateway.jsonl")
     model_calls = [c for c in calls if c.is_model_call]
     assert [c.status for c in calls] == ["ok"] * len(calls)
-    assert [c.script_turn for c in model_calls] == [1, 2, 3]
+    assert [c.script_turn for c in model_calls] == [1, 2, 3, 4]
 
     # the ATIF trajectory shows the skill invocation and the CLI's own tool writing the output file
     loads = _executed_calls(trajectory, case.load_tool)
     assert any(SKILL in json.dumps(args) for args in loads), loads
     writes = _executed_calls(trajectory, case.write_tool)
     assert any(CARD in json.dumps(args) for args in writes), writes
-    assert result.skill_use.invoked == [SKILL] and result.skill_use.failed == []
+    assert result.skill_use.invoked == [SKILL] and result.skill_use.failed == [case.failed_load]
     assert result.skill_use.scripts_run == list(case.scripts_run)
 
     # usage of record is the gateway's; what the harness reported in its own log agrees with it
     gateway = usage_totals(trial / "gateway.jsonl")
-    assert result.usage == gateway and gateway.calls == 3 and gateway.input_tokens > 0
+    assert result.usage == gateway and gateway.calls == 4 and gateway.input_tokens > 0
     native = converter_for(harness)(trial / "agent" / f"{harness}.events.jsonl").usage
     assert native is not None
     assert (native.input_tokens, native.output_tokens) == (gateway.input_tokens, gateway.output_tokens)
+    if harness == "claude-code":  # its log has each step's opening count (0); the steps carry the gateway's
+        steps = [s.metrics for s in trajectory.steps if s.source == "agent" and s.metrics is not None]
+        assert len(steps) == 4 and all((m.completion_tokens or 0) > 0 for m in steps), steps
+
+    # the trial's files, trajectory.json included, have one mode; OpenCode's own session record is kept
+    assert (trial / "trajectory.json").stat().st_mode == (trial / "skills.json").stat().st_mode
+    if harness == "opencode":
+        share = trial / "agent" / "home" / ".local" / "share" / "opencode"
+        assert (share / "opencode.db").stat().st_size > 0 and list((share / "log").glob("*.log"))
+
+
+def test_an_errored_harness_trial_keeps_its_skill_use(tmp_path: Path) -> None:
+    """A real CLI lists the skill, fails to load a misspelt one, loads the real one; then the model provider
+    refuses the next call (400, not retried): the trial is an error and still reports what the agent did."""
+    script = tmp_path / "errored.yaml"
+    turns = [
+        {"text": "Loading.", "tool_calls": [{"name": "Skill", "arguments": {"skill": "house-greetings"}}]},
+        {"text": "Loading the right one.", "tool_calls": [{"name": "Skill", "arguments": {"skill": SKILL}}]},
+        {"text": "never sent", "fail": {"status": 400, "times": 9, "message": "prompt is too long"}},
+    ]
+    script.write_text(json.dumps({"default": turns}))  # JSON is YAML
+    result, _ = _run("claude-code", "curated", script, tmp_path)
+    assert result.outcome == "error" and result.error is not None and result.error.category == "bad_request"
+    use = result.skill_use
+    assert (use.listed, use.invoked, use.failed) == ([SKILL], [SKILL], ["house-greetings"])
+    assert "verify" in use.harness_provided
 
 
 @pytest.mark.podman
@@ -161,7 +196,10 @@ def test_python_harness_in_an_image_without_its_libraries_is_a_clear_setup_error
 
 @pytest.mark.parametrize("harness", sorted(CASES))
 def test_none_condition_harness_lists_no_task_skill(harness: str, tmp_path: Path) -> None:
-    result, trial = _run(harness, "none", SCRIPTS / "none.yaml", tmp_path)
+    # OpenHands runs with its switch on (its other runs show the default): the public-skills clone it starts
+    # with is pointed nowhere (see specs/openhands.py)
+    off = ("--agent-option", "harness_skills=false") if harness == "openhands" else ()
+    result, trial = _run(harness, "none", SCRIPTS / "none.yaml", tmp_path, options=off)
     assert result.error is None, result.error
     assert result.outcome == "failed"  # nothing written: scored 0 by the verifier, not an error
     staged = json.loads((trial / "skills.json").read_text())
@@ -177,6 +215,13 @@ def test_none_condition_harness_lists_no_task_skill(harness: str, tmp_path: Path
     assert all(p["origin"].startswith(f"bundled with {harness} ") for p in provided)
     if harness == "claude-code":  # it bundles ~16 skills (deep-research, verify, ...)
         assert {"verify", "debug", "simplify"} <= set(result.skill_use.harness_provided)
+    if harness == "codex":  # its system skills are files it writes at start: hashed
+        assert len(provided) >= 3 and all(p["sha256"] and p["path"].startswith("~/.codex/skills/") for p in provided)
+    if harness == "openhands":  # the clone failed on the rewritten URL, not for want of network
+        stderr = " ".join((trial / "agent" / "openhands.stderr.txt").read_text().split())
+        assert "git clone" in stderr and "nonexistent" in stderr and "Could not resolve host" not in stderr
+        options = json.loads((trial.parents[1] / "experiment.json").read_text())["agents"][0]["options"]
+        assert options["harness_skills"] is False
 
 
 def test_claude_code_bundled_skills_can_be_switched_off(tmp_path: Path) -> None:
@@ -213,3 +258,5 @@ def test_skill_invocation_rate_is_reported_per_harness(
     for harness in CASES:
         row = next(line for line in section.splitlines() if line.startswith(f"| curated | {harness}"))
         assert "| 1/1 | 100.0% |" in row, row
+        failed = CASES[harness].failed_load
+        assert row.endswith(f"| 1 ({failed} ×1) |"), row  # the misspelt load: shown, not an invocation

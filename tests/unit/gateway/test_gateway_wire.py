@@ -226,11 +226,17 @@ def test_reasoning_round_trips_through_every_wire_format() -> None:
     message = wire_openai_chat.render_response(resp, req, "m")["choices"][0]["message"]
     back = wire_openai_chat.parse_request({"messages": [message]})
     assert back.messages[0].reasoning == [ReasoningItem(text="think", signature="sig-1")]
-    # Gemini: a thought part with its thoughtSignature
+    # Gemini: a thought part, and the signature on the first functionCall part, where Gemini puts it
     parts = wire_gemini.render_response(resp, req, "m")["candidates"][0]["content"]["parts"]
+    assert parts[0] == {"text": "think", "thought": True}
+    assert next(p for p in parts if "functionCall" in p)["thoughtSignature"] == "sig-1"
     back = wire_gemini.parse_request({"contents": [{"role": "model", "parts": parts}]})
     assert back.messages[0].reasoning == [ReasoningItem(text="think", signature="sig-1")]
     assert back.messages[0].content == ""  # a thought is not the answer's text
+    # a client that drops the thought summaries (Gemini CLI) still sends the signature back
+    kept = [p for p in parts if not p.get("thought")]
+    back = wire_gemini.parse_request({"contents": [{"role": "model", "parts": kept}]})
+    assert back.messages[0].reasoning == [ReasoningItem(text="", signature="sig-1")]
 
 
 def test_responses_namespace_tools_are_flattened_and_called_back_by_namespace() -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import cast
@@ -11,7 +14,8 @@ import pytest
 
 from skillworks.agents.base import Agent, AgentContext
 from skillworks.agents.harness import HarnessAgent
-from skillworks.agents.harness.specs import CLAUDE_CODE, CODEX
+from skillworks.agents.harness.specs import CLAUDE_CODE, CODEX, OPENHANDS
+from skillworks.agents.harness.specs.openhands import PUBLIC_SKILLS_REPO
 from skillworks.agents.registry import create_agent
 from skillworks.errors import UserError
 from skillworks.gateway.records import GatewayCall, append_call
@@ -144,3 +148,35 @@ def test_claude_code_steps_get_the_gateways_completion_tokens(tmp_path: Path) ->
     # a count mismatch (e.g. an extra call the steps do not show) leaves the trajectory as the harness logged it
     append_call(gateway, call)
     assert fill_step_completion_tokens(trajectory, gateway) == trajectory
+
+
+def test_harness_skills_get_their_origin_and_the_hash_of_a_kept_skill_md(tmp_path: Path) -> None:
+    """Issue 17: what a CLI listed beyond the staged skills is its own: origin per CLI, hash where the file was
+    kept under agent/home (Codex's system skills; OpenHands' fetched public skills)."""
+    from types import SimpleNamespace
+
+    skill_md = tmp_path / "agent" / "home" / ".openhands/cache/skills/public-skills/skills/github/SKILL.md"
+    skill_md.parent.mkdir(parents=True)
+    skill_md.write_text("---\nname: github\n---\n")
+    ctx = cast(AgentContext, SimpleNamespace(skills=[SimpleNamespace(name="staged")], agent_log_dir=tmp_path / "agent"))
+    got = HarnessAgent(OPENHANDS)._harness_skills(ctx, ["staged", "github", "security"])
+    assert [(h.name, h.origin, h.path) for h in got] == [
+        ("github", f"fetched by openhands 1.16.0 from {PUBLIC_SKILLS_REPO} at start",
+         "~/.openhands/cache/skills/public-skills/skills/github/SKILL.md"),
+        ("security", f"fetched by openhands 1.16.0 from {PUBLIC_SKILLS_REPO} at start", None),
+    ]  # fmt: skip
+    assert got[0].sha256 == hashlib.sha256(skill_md.read_bytes()).hexdigest() and got[1].sha256 is None
+    assert HarnessAgent(CODEX)._harness_skills(ctx, ["imagegen"])[0].origin == "bundled with codex 0.169.0"
+
+
+def test_openhands_public_skills_switch_points_its_clone_nowhere(tmp_path: Path) -> None:
+    """OpenHands has no option for its public-skills clone; harness_skills=false hands git an `insteadOf`
+    rewrite in the environment. Real git, no network needed: the clone fails at once on the rewritten URL."""
+    agent = HarnessAgent(OPENHANDS, harness_skills=False)
+    assert agent.locked_options() == {"harness_skills": False}
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), **OPENHANDS.bundled_skills_off_env}
+    proc = subprocess.run(
+        ["git", "clone", "--depth", "1", PUBLIC_SKILLS_REPO, str(tmp_path / "public-skills")],
+        env=env, capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert proc.returncode != 0 and "/nonexistent/skillworks-no-public-skills" in proc.stderr, proc.stderr

@@ -314,6 +314,45 @@ def test_an_unanswered_skill_load_is_failed_and_a_retry_that_worked_counts() -> 
     assert use.invoked == ["csv-report"] and use.failed == ["pdf-tools", "csv-report"]
 
 
+def test_a_failed_load_of_a_skill_that_was_not_staged_is_a_failed_load() -> None:
+    """A made-up or misspelt name is no invocation of anything; the failed load is recorded under that name.
+    A load of a skill that was not staged that worked (the harness's own) is no task-skill use either."""
+    b = TrajectoryBuilder("claude-code", "2", "m")
+    b.add_user("go")
+    for i, name in enumerate(("csv-reports", "verify", "csv-report")):
+        b.add_agent("", tool_calls=[{"tool_call_id": f"s{i}", "function_name": "Skill", "arguments": {"skill": name}}])
+    b.add_observation(
+        [
+            {"source_call_id": "s0", "content": "Unknown skill: csv-reports", "extra": {"is_error": True}},
+            {"source_call_id": "s1", "content": "Launching skill: verify"},
+            {"source_call_id": "s2", "content": "Launching skill: csv-report"},
+        ]
+    )
+    use = detect_skill_use(b.finish(), [CSV], "/root/.claude/skills", ["csv-report", "verify"])
+    assert (use.invoked, use.failed) == (["csv-report"], ["csv-reports"])
+
+
+def test_a_failed_shell_read_of_skill_md_is_a_failed_load() -> None:
+    """`cat` of a wrong path fails without printing the SKILL.md: no read. A failed command that did print it
+    (`cat SKILL.md && false`) read it."""
+    b = TrajectoryBuilder("codex", "0", "m")
+    b.add_user("go")
+    wrong = {"cmd": "cat /root/.agents/skill/pdf-tools/SKILL.md"}
+    b.add_agent("", tool_calls=[{"tool_call_id": "w", "function_name": "exec_command", "arguments": wrong}])
+    b.add_observation(
+        [{"source_call_id": "w", "content": "cat: ...: No such file or directory", "extra": {"status": "failed"}}]
+    )
+    use = detect_skill_use(b.finish(), [PDF, CSV], "/root/.agents/skills", None)
+    assert (use.read, use.invoked, use.failed) == ([], [], ["pdf-tools"])
+
+    right = {"cmd": "cat /root/.agents/skills/csv-report/SKILL.md && false"}
+    b.add_agent("", tool_calls=[{"tool_call_id": "r", "function_name": "exec_command", "arguments": right}])
+    shown = "---\nname: csv-report\ndescription: CSV\n---\n# CSV"
+    b.add_observation([{"source_call_id": "r", "content": shown, "extra": {"status": "failed", "exit_code": 1}}])
+    use = detect_skill_use(b.finish(), [PDF, CSV], "/root/.agents/skills", None)
+    assert (use.read, use.failed) == (["csv-report"], ["pdf-tools"])
+
+
 def test_a_read_tool_error_on_skill_md_is_a_failed_read() -> None:
     b = TrajectoryBuilder("claude-code", "2", "m")
     b.add_user("go")

@@ -255,7 +255,7 @@ class HarnessAgent:
             found = sorted(home.glob(f"**/{glob.escape(name)}/SKILL.md")) if home.is_dir() else []
             digest = hashlib.sha256(found[0].read_bytes()).hexdigest() if found else None
             path = found[0].relative_to(home).as_posix() if found else None
-            origin = f"bundled with {self.name} {self.version}"
+            origin = self.spec.harness_skills_origin.format(name=self.name, version=self.version)
             out.append(HarnessSkill(name=name, origin=origin, sha256=digest, path=f"~/{path}" if path else None))
         return out
 

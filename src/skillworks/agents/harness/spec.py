@@ -160,6 +160,11 @@ class HarnessSpec(_Strict):
         description="environment that turns the CLI's bundled skills off (--agent-option harness_skills=false); "
         "empty when the CLI has no such switch",
     )
+    harness_skills_origin: str = Field(
+        default="bundled with {name} {version}",
+        description="where the skills the CLI lists beyond the staged ones come from (skills.json `origin`); "
+        "{name} and {version} are filled in",
+    )
     host_tools: list[str] = Field(
         default_factory=list,
         description="host executables the CLI needs inside any image (e.g. rg), mounted with their libraries",

@@ -62,7 +62,9 @@ CODEX = HarnessSpec(
         glob=".codex/sessions/**/rollout-*.jsonl",
         pattern=r"\(file: r\d+/(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)/SKILL\.md\)",
     ),
-    collect=[".codex/sessions"],
+    # its session logs, and the system skills it writes to $CODEX_HOME/skills/.system at start (their hashes
+    # go into skills.json)
+    collect=[".codex/sessions", ".codex/skills/.system"],
     mcp=McpWiring(config_path=".codex/config.toml", format="codex"),  # compiled skills: [mcp_servers.skillworks]
     error_patterns=[*COMMON_ERRORS],
     docs="codex exec --help (0.169.0); skills: https://developers.openai.com/codex/skills",
