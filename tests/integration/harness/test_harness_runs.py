@@ -260,3 +260,5 @@ def test_skill_invocation_rate_is_reported_per_harness(
         assert "| 1/1 | 100.0% |" in row, row
         failed = CASES[harness].failed_load
         assert row.endswith(f"| 1 ({failed} ×1) |"), row  # the misspelt load: shown, not an invocation
+    # and the skills the CLIs brought themselves (curated runs list them too)
+    assert "Skills the harness brought itself" in section and "verify ×1" in section and "imagegen ×1" in section
