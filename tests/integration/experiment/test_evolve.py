@@ -144,16 +144,20 @@ def test_bad_patches_are_recorded_and_the_family_goes_on_and_resumes(tmp_path: P
     assert library_hash(fam / "library" / "v2") == library_hash(fam / "library" / "v0")
     assert not (tmp_path / "bad" / "escape.md").exists() and not list((fam / "library").glob("*/escape.md"))
 
-    # resume: the last step's record is lost; the step's trials are not re-run, its patch is redone
+    # resume after a crash between the apply and its record: v2 is there (here with a stray file) but
+    # patches/2.json and the history line are not; the step's trials are not re-run, its patch is redone
     results_before = (tmp_path / "bad" / "results.jsonl").read_text()
     (fam / "history.jsonl").write_text(json.dumps(history[0]) + "\n")
-    shutil.rmtree(fam / "library" / "v2")
+    (fam / "library" / "v2" / "half-written").mkdir()
+    (fam / "library" / "v2" / "half-written" / "SKILL.md").write_text("partial")
     (fam / "patches" / "2.json").unlink()
     proc = cli("evolve", "--resume", str(tmp_path / "bad"))
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "bad" / "results.jsonl").read_text() == results_before
     history = [json.loads(line) for line in (fam / "history.jsonl").read_text().splitlines()]
     assert [h["step"] for h in history] == [1, 2] and history[1]["patch_status"] == "rejected"
+    assert not (fam / "library" / "v2" / "half-written").exists()
+    assert library_hash(fam / "library" / "v2") == history[1]["library_hash"] == library_hash(fam / "library" / "v1")
 
 
 def test_family_without_order_is_a_clear_error(tmp_path: Path, cli: Any) -> None:
