@@ -172,16 +172,29 @@ def test_a_failing_creator_is_a_skill_source_error(tmp_path: Path, cli: Any) -> 
     assert r.error is not None and r.error.category == "skill_source_error" and "creator session" in r.error.message
 
 
-def test_creator_cannot_write_outside_its_sandbox_or_swap_the_packs_dir_for_a_symlink(tmp_path: Path, cli: Any) -> None:
-    """The creator writes into the host's run dir and task dir (hidden from it) and replaces its
-    generated-skills dir by a symlink to /usr/share: nothing reaches the host, nothing is downloaded, the
-    reason is recorded and reported, and the solver runs with no skill."""
+@pytest.mark.parametrize(
+    ("swap", "problem"),
+    [
+        (
+            "rm -rf /home/agent/generated-skills; ln -s /usr/share /home/agent/generated-skills",
+            "generated-skills is a symlink, not the directory it was created as",
+        ),
+        (
+            "mkdir -p /home/agent/generated-skills/big; head -c 42000000 /dev/zero > /home/agent/generated-skills/big/x",
+            "KiB; at most 40960 KiB is kept",
+        ),
+    ],
+    ids=["symlink", "oversized"],
+)
+def test_creator_cannot_write_outside_its_sandbox_or_swap_the_packs_dir(
+    tmp_path: Path, cli: Any, swap: str, problem: str
+) -> None:
+    """The creator writes into the host's run dir, task dir and repository (hidden from it), then replaces
+    its generated-skills dir by a symlink to /usr/share, or fills it: nothing reaches the host, nothing is
+    downloaded, the reason is recorded and reported, and the solver runs with no skill."""
     run_dir = tmp_path / "swap"
     script = tmp_path / "swap.yaml"
-    command = (
-        f"echo pwned > {run_dir}/pwned; echo pwned > {TASK}/pwned; echo pwned > {REPO}/pwned; "
-        "rm -rf /home/agent/generated-skills; ln -s /usr/share /home/agent/generated-skills; ls /home/agent"
-    )
+    command = f"echo pwned > {run_dir}/pwned; echo pwned > {TASK}/pwned; echo pwned > {REPO}/pwned; {swap}"
     script.write_text(
         json.dumps(
             {
@@ -202,15 +215,13 @@ def test_creator_cannot_write_outside_its_sandbox_or_swap_the_packs_dir_for_a_sy
         assert not host.exists()
     (r,) = RunStore(run_dir).read_results()
     assert r.error is None and r.skills_staged == [] and r.skill_source is not None
-    assert r.skill_source.record["generated_problem"] == (
-        "generated-skills is a symlink, not the directory it was created as"
-    )
+    assert problem in r.skill_source.record["generated_problem"]
     creator = run_dir / r.skill_source.record["creator_dir"]
     assert not (creator / "generated-skills").exists() and not (creator / "generated-skills").is_symlink()
     assert sum(f.stat().st_size for f in run_dir.rglob("*") if f.is_file()) < 5_000_000  # not /usr/share
     summary = json.loads((run_dir / "summary.json").read_text())
     (row,) = summary["generated_packs"]
-    assert (row["pack"], row["status"]) == ("(generated-skills)", "invalid") and "symlink" in row["reason"]
+    assert (row["pack"], row["status"]) == ("(generated-skills)", "invalid") and problem in row["reason"]
 
 
 @pytest.mark.parametrize(
