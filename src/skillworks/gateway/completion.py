@@ -65,6 +65,10 @@ def parse_chat_completion(raw: Any) -> ModelResponse:
     reasoning = message.get("reasoning_content")
     items = parse_thinking_blocks(message.get("thinking_blocks"))
     text = reasoning if isinstance(reasoning, str) and reasoning else None
+    signatures = _thought_signatures(message)
+    if signatures and not items:  # Gemini: the thought summary, and the signature Gemini needs back
+        items = [ReasoningItem(text=text or "", signature=signatures[0])]
+        items += [ReasoningItem(signature=sig) for sig in signatures[1:]]
     return ModelResponse(
         text=content or "",
         tool_calls=calls,
@@ -73,6 +77,22 @@ def parse_chat_completion(raw: Any) -> ModelResponse:
         reasoning=text or ("\n".join(i.text for i in items if i.text) or None),
         reasoning_items=items or ([ReasoningItem(text=text)] if text else []),
     )
+
+
+def _thought_signatures(message: dict[str, Any]) -> list[str]:
+    """Gemini thought signatures as LiteLLM carries them: on the message (`provider_specific_fields.
+    thought_signatures`), else on its tool calls (`provider_specific_fields.thought_signature`)."""
+    fields = message.get("provider_specific_fields")
+    found = fields.get("thought_signatures") if isinstance(fields, dict) else None
+    if isinstance(found, list) and all(isinstance(s, str) and s for s in found) and found:
+        return list(found)
+    out = []
+    for tc in message.get("tool_calls") or []:
+        tc_fields = tc.get("provider_specific_fields") if isinstance(tc, dict) else None
+        sig = tc_fields.get("thought_signature") if isinstance(tc_fields, dict) else None
+        if isinstance(sig, str) and sig:
+            out.append(sig)
+    return out
 
 
 def parse_thinking_blocks(blocks: Any) -> list[ReasoningItem]:

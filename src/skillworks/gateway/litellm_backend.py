@@ -30,6 +30,8 @@ def _litellm() -> Any:
 
 # Providers that take Anthropic-style prompt-cache hints on content parts (through LiteLLM).
 _CACHE_HINT_PROVIDERS = frozenset({"anthropic", "bedrock", "vertex_ai"})
+# Providers whose thought signatures LiteLLM reads from a tool call's provider_specific_fields (Gemini).
+_THOUGHT_SIGNATURE_PROVIDERS = frozenset({"gemini", "vertex_ai"})
 
 
 def _content(m: Message, cache_hints: bool) -> Any:
@@ -38,9 +40,13 @@ def _content(m: Message, cache_hints: bool) -> Any:
     return m.content
 
 
-def to_openai_messages(request: ModelRequest, cache_hints: bool = False) -> list[dict[str, Any]]:
+def to_openai_messages(
+    request: ModelRequest, cache_hints: bool = False, thought_signatures: bool = False
+) -> list[dict[str, Any]]:
     """Internal messages as OpenAI chat messages (LiteLLM's input format). With ``cache_hints``, the
-    client's prompt-cache hints are kept as ``cache_control`` on the text part."""
+    client's prompt-cache hints are kept as ``cache_control`` on the text part. With ``thought_signatures``
+    (Gemini), a turn's signature goes on its first tool call, where LiteLLM looks for it
+    (``provider_specific_fields.thought_signature``), whatever id the client gave that call."""
     out: list[dict[str, Any]] = []
     for m in request.messages:
         if m.role == "tool":
@@ -59,6 +65,9 @@ def to_openai_messages(request: ModelRequest, cache_hints: bool = False) -> list
                     {"id": tc.id, "type": "function", "function": {"name": tc.name, "arguments": tc.arguments}}
                     for tc in m.tool_calls
                 ]
+                signature = next((r.signature for r in m.reasoning if r.signature), None)
+                if thought_signatures and signature:
+                    msg["tool_calls"][0]["provider_specific_fields"] = {"thought_signature": signature}
             out.append(msg)
         else:
             out.append({"role": m.role, "content": _content(m, cache_hints)})
@@ -185,7 +194,11 @@ class LiteLLMBackend:
     def _kwargs(self, request: ModelRequest) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "model": self.model,
-            "messages": to_openai_messages(request, cache_hints=self.provider in _CACHE_HINT_PROVIDERS),
+            "messages": to_openai_messages(
+                request,
+                cache_hints=self.provider in _CACHE_HINT_PROVIDERS,
+                thought_signatures=self.provider in _THOUGHT_SIGNATURE_PROVIDERS,
+            ),
             "timeout": self.timeout_sec,
             "num_retries": 0,  # the gateway retries, and records the attempts
             "max_retries": 0,
