@@ -128,6 +128,9 @@ def test_bad_patches_are_recorded_and_the_family_goes_on_and_resumes(tmp_path: P
     script["by_task"]["ledger-2@patch"] = [
         {"text": json.dumps({"summary": "x", "upsert_files": [{"path": "a/../../escape.md", "content": "x"}]})}
     ]
+    # the evolved agent plants a skill in its own skills dir: that is its sandbox's copy, not library v1
+    plant = "mkdir -p $HOME/.agents/skills/planted && printf -- '---\\nname: planted\\n---\\n' > $HOME/.agents/skills/planted/SKILL.md"
+    script["by_task"]["ledger-2@evolved"].insert(0, {"tool_calls": [{"name": "bash", "arguments": {"command": plant}}]})
     path = tmp_path / "script.yaml"
     path.write_text(yaml.safe_dump(script))
     template = tmp_path / "house-prompt.md"  # --patch-prompt: the user's own template
@@ -142,6 +145,11 @@ def test_bad_patches_are_recorded_and_the_family_goes_on_and_resumes(tmp_path: P
     assert "malformed answer (after one retry)" in history[0]["reason"] and history[0]["patch_usage"]["calls"] == 2
     assert "path with '..'" in history[1]["reason"]
     assert library_hash(fam / "library" / "v2") == library_hash(fam / "library" / "v0")
+    assert not list((fam / "library").glob("*/planted"))
+    planted = next(r for r in RunStore(tmp_path / "bad").read_results() if r.trial_id.startswith("ledger-2__evolved"))
+    steps = json.loads((tmp_path / "bad" / planted.paths["trajectory"]).read_text())["steps"]
+    first = next(o["content"] for st in steps for o in (st.get("observation") or {}).get("results") or [])
+    assert first.startswith("exit code: 0")  # the plant itself worked, in the sandbox
     assert not (tmp_path / "bad" / "escape.md").exists() and not list((fam / "library").glob("*/escape.md"))
 
     # resume after a crash between the apply and its record: v2 is there (here with a stray file) but
