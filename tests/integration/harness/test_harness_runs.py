@@ -194,6 +194,28 @@ def test_python_harness_in_an_image_without_its_libraries_is_a_clear_setup_error
     assert "libssl" in result.error.message and "image" in result.error.message
 
 
+@pytest.mark.podman
+def test_an_image_where_node_cannot_run_is_a_clear_setup_error(tmp_path: Path) -> None:
+    """Node is the host's, mounted into the image; in an image without the C++ runtime it links (libstdc++) it
+    cannot start. The trial says so before the CLI runs (harness_setup naming node and the image)."""
+    task = tmp_path / "tasks" / TASK.name
+    shutil.copytree(TASK, task)
+    (task / "environment" / "Dockerfile").write_text(
+        f"FROM {DEBIAN}\nRUN find / -xdev -name 'libstdc++.so.6*' -delete\nWORKDIR /app\n"
+    )
+    proc = skillworks(
+        "run", str(task), "--agent", "gemini-cli", "--model", f"scripted/{SCRIPTS / 'gemini-cli.yaml'}",
+        "--conditions", "curated", "--out", str(tmp_path), "--run-id", "no-node", "--env", "container",
+        "--image-map", f"{DEBIAN}={BASE_IMAGE}",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    [result] = RunStore(tmp_path / "no-node").read_results()
+    assert result.outcome == "error" and result.error is not None and result.error.category == "harness_setup"
+    message = result.error.message
+    assert "needs `node`" in message and "libstdc++.so.6" in message and "glibc and libstdc++" in message, message
+    assert not (tmp_path / "no-node" / result.paths["trial_dir"] / "agent" / "gemini-cli.events.jsonl").exists()
+
+
 @pytest.mark.parametrize("harness", sorted(CASES))
 def test_none_condition_harness_lists_no_task_skill(harness: str, tmp_path: Path) -> None:
     # OpenHands runs with its switch on (its other runs show the default): the public-skills clone it starts

@@ -270,9 +270,13 @@ class HarnessAgent:
             result = await ctx.sandbox.exec(argv, cwd=ctx.sandbox.workdir, timeout=60)
             if not result.ok:
                 said = " ".join((result.stderr or result.stdout).split())[-200:] or f"exit {result.exit_code}"
+                # a host tool comes with its libraries and loader; node uses the image's C and C++ runtimes
+                # (started through another loader, it would name that loader as its own executable)
+                needed = "glibc and libstdc++" if name == "node" else "/bin/sh"
                 return (
                     f"{self.name} needs `{name}`, and the host's {name} mounted into the sandbox does not run in "
-                    f"{where} ({said}); use an image with /bin/sh on the host's CPU architecture, or the local backend"
+                    f"{where} ({said}); use an image with {needed} on the host's CPU architecture, or the local "
+                    "backend"
                 )
         launcher = self._require().launcher
         if launcher:  # a venv's interpreter from the host: its extension modules need the image's libraries
