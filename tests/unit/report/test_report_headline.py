@@ -45,3 +45,19 @@ def test_headline_of_two_agents_lists_each_agent_once_with_its_conditions(fx: An
     assert [line.split()[0] for line in lines[a1 + 1 : a2] if "pass rate" in line] == ["none", "curated"]
     assert [line.split()[0] for line in lines[a2 + 1 :] if "pass rate" in line] == ["none", "curated"]
     assert "Δ vs none +100.0 pp" in "\n".join(lines[a1:a2]) and "Δ vs none +0.0 pp" in "\n".join(lines[a2:])
+
+
+def test_headline_fits_80_columns_with_a_long_condition_name(fx: Any, tmp_path: Path) -> None:
+    """The Δ lines are indented by a fixed 4 columns, not by the condition column: 'self-generated' vs none,
+    inconclusive over 20 tasks, still fits 80 columns."""
+    tasks = [f"t{i}" for i in range(20)]
+    results = [
+        fx.trial(t, c, 0, float((i + (c == "none")) % 2))
+        for i, t in enumerate(tasks)
+        for c in ("none", "self-generated")
+    ]
+    run = fx.write_run(tmp_path, results, fx.experiment(conditions=["none", "self-generated"], tasks=tasks, trials=1))
+    lines = headline_lines(build_summary(run, resamples=200))
+    delta = next(line for line in lines if "Δ vs none" in line)
+    assert delta.startswith("    Δ vs none +0.0 pp, 95% CI [") and "inconclusive (n=20)" in delta
+    assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
