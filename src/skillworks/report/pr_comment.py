@@ -5,12 +5,22 @@ GitHub renders it as is; it stays far below GitHub's 65,536-character comment li
 
 from __future__ import annotations
 
-from skillworks.report.formatting import interval, interval_pp, pct, pp, ungraded_only
-from skillworks.report.model import SCRIPTED_NOTE, Summary
-from skillworks.report.run_charts import delta_estimate
+from collections.abc import Sequence
+from typing import TypeVar
 
+from skillworks.report.formatting import interval, interval_pp, pct, pp, ungraded_only
+from skillworks.report.model import SCRIPTED_NOTE, DeltaRow, PassRateRow, Summary
+from skillworks.report.run_charts import column_order, delta_estimate
+
+_Row = TypeVar("_Row", PassRateRow, DeltaRow)
 MAX_TASK_ROWS = 15
 MARKER = "<!-- skillworks-report -->"  # lets a CI step find and update its own comment
+
+
+def _by_agent(rows: Sequence[_Row]) -> list[_Row]:
+    """Rows grouped by agent (they come condition by condition), conditions in their order."""
+    agents = list(dict.fromkeys(r.agent for r in rows))
+    return sorted(rows, key=lambda r: agents.index(r.agent))
 
 
 def _cell(text: str) -> str:
@@ -36,12 +46,12 @@ def render_pr_comment(summary: Summary, eval_lines: list[str] | None = None) -> 
         f"| {_cell(r.condition)} | {_cell(r.agent)} | "
         + ("— (ungraded) | — |" if ungraded_only(r) else f"{pct(r.rate)} | {interval(r.wilson)} |")
         + f" {r.errored}/{r.planned} |"
-        for r in s.pass_rates
+        for r in _by_agent(s.pass_rates)
     ]
     if s.deltas:
         lines += ["", f"**Skill effect vs `{s.deltas[0].baseline}`** (paired bootstrap over tasks)", ""]
         lines += ["| Condition | Agent | Δ (pp) | 95% CI | Verdict |", "|---|---|---:|---|---|"]
-        for d in s.deltas:
+        for d in _by_agent(s.deltas):
             est, low, high, n = delta_estimate(d)
             if low is None or high is None:
                 verdict = f"no interval (n={n})"
@@ -61,7 +71,8 @@ def render_pr_comment(summary: Summary, eval_lines: list[str] | None = None) -> 
             s.per_task, key=lambda t: max(x.rate for x in t.cells) - min(x.rate for x in t.cells), reverse=True
         )
         shown = spread[:MAX_TASK_ROWS]
-        cols = [(x.condition, x.agent) for x in s.per_task[0].cells]
+        order = column_order(s)  # an agent's conditions side by side
+        cols = [(s.per_task[0].cells[i].condition, s.per_task[0].cells[i].agent) for i in order]
         multi = len(s.agents) > 1
         head = [f"{cd} / {ag}" if multi else cd for cd, ag in cols]
         lines += [
@@ -70,7 +81,7 @@ def render_pr_comment(summary: Summary, eval_lines: list[str] | None = None) -> 
             "",
         ]
         lines += ["| Task | " + " | ".join(_cell(h) for h in head) + " |", "|---|" + "---:|" * len(cols)]
-        lines += [f"| {_cell(t.task_id)} | " + " | ".join(pct(x.rate, 0) for x in t.cells) + " |" for t in shown]
+        lines += [f"| {_cell(t.task_id)} | " + " | ".join(pct(t.cells[i].rate, 0) for i in order) + " |" for t in shown]
         lines += ["", "</details>"]
     if s.errors:
         lines += ["", f"<details><summary>{len(s.errors)} errored trial(s)</summary>", ""]

@@ -61,3 +61,21 @@ def test_headline_fits_80_columns_with_a_long_condition_name(fx: Any, tmp_path: 
     delta = next(line for line in lines if "Δ vs none" in line)
     assert delta.startswith("    Δ vs none +0.0 pp, 95% CI [") and "inconclusive (n=20)" in delta
     assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
+
+
+def test_pr_comment_of_two_agents_keeps_each_agent_s_conditions_together(fx: Any, tmp_path: Path) -> None:
+    from skillworks.report.pr_comment import render_pr_comment
+
+    results = [
+        fx.trial(t, c, 0, float(c == "curated" and t == "t1"), agent=agent)
+        for agent in ("a1", "a2")
+        for t in ("t1", "t2")
+        for c in ("none", "curated")
+    ]
+    agents = [{"name": "builtin", "model": "scripted/demo", "options": {"label": a}} for a in ("a1", "a2")]
+    run = fx.write_run(tmp_path, results, fx.experiment(trials=1, agents=agents))
+    text = render_pr_comment(build_summary(run, resamples=100))
+    rows = [line.split(" | ")[:2] for line in text.splitlines() if line.startswith(("| none", "| curated"))]
+    assert rows[:4] == [["| none", "a1"], ["| curated", "a1"], ["| none", "a2"], ["| curated", "a2"]]
+    assert "| Task | none / a1 | curated / a1 | none / a2 | curated / a2 |" in text
+    assert "| t1 | 0% | 100% | 0% | 100% |" in text
