@@ -246,24 +246,24 @@ def test_none_condition_harness_lists_no_task_skill(harness: str, tmp_path: Path
         assert options["harness_skills"] is False
 
 
-def test_claude_code_bundled_skills_can_be_switched_off(tmp_path: Path) -> None:
-    """`--agent-option harness_skills=false` sets the CLI's own switch; experiment.json records the option
-    (its default too), and what the CLI still lists is recorded, not hidden."""
+def test_bundled_skills_can_be_switched_off(tmp_path: Path) -> None:
+    """`--agent-option harness_skills=false` sets the CLI's own switch (Claude Code: an environment variable;
+    Codex: `-c skills.bundled.enabled=false`); experiment.json records the option (its default too), and what
+    the CLI still lists is recorded, not hidden. A CLI without a switch refuses the option."""
     on, _ = _run("claude-code", "none", SCRIPTS / "none.yaml", tmp_path)
-    proc = skillworks(
-        "run", str(TASK), "--agent", "claude-code", "--model", f"scripted/{SCRIPTS / 'none.yaml'}",
-        "--conditions", "none", "--agent-option", "harness_skills=false", "--out", str(tmp_path), "--run-id", "off",
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    [off] = RunStore(tmp_path / "off").read_results()
+    off_option = ("--agent-option", "harness_skills=false")
+    off, _ = _run("claude-code", "none", SCRIPTS / "none.yaml", tmp_path / "off", options=off_option)
     assert off.error is None and len(off.skill_use.harness_provided) < len(on.skill_use.harness_provided) / 2
     assert not {"verify", "debug", "simplify"} & set(off.skill_use.harness_provided)
-    options = [json.loads((tmp_path / run / "experiment.json").read_text())["agents"][0]["options"] for run in
-               ("claude-code-none-local", "off")]  # fmt: skip
+    options = [json.loads((out / "claude-code-none-local" / "experiment.json").read_text())["agents"][0]["options"]
+               for out in (tmp_path, tmp_path / "off")]  # fmt: skip
     assert [o["harness_skills"] for o in options] == [True, False]
+    codex_off, trial = _run("codex", "none", SCRIPTS / "none.yaml", tmp_path, options=off_option)
+    assert codex_off.error is None and codex_off.skill_use.harness_provided == []  # 4 when on (see above)
+    assert not (trial / "agent" / "home" / ".codex" / "skills").exists()  # not even written
     refused = skillworks(
-        "run", str(TASK), "--agent", "codex", "--model", f"scripted/{SCRIPTS / 'none.yaml'}", "--conditions", "none",
-        "--agent-option", "harness_skills=false", "--out", str(tmp_path), "--run-id", "codex-off",
+        "run", str(TASK), "--agent", "opencode", "--model", f"scripted/{SCRIPTS / 'none.yaml'}", "--conditions",
+        "none", *off_option, "--out", str(tmp_path), "--run-id", "opencode-off",
     )  # fmt: skip
     assert refused.returncode != 0 and "harness_skills=false is not supported" in refused.stderr
 

@@ -59,7 +59,8 @@ class HarnessAgent:
       (env ``SKILLWORKS_HARNESS_AUTO_INSTALL=1``);
     - ``harness_model``: the model id the CLI sends (default: the model's name, or the spec's default for
       the scripted provider);
-    - ``harness_skills``: False turns the CLI's bundled skills off where the CLI has a switch (Claude Code);
+    - ``harness_skills``: False turns the CLI's bundled skills off where the CLI has a switch (Claude Code,
+      Codex; OpenHands' public-skills clone);
       a UserError for a CLI without one. Whatever it is, the skills the CLI listed beyond the staged ones are
       recorded per trial (skills.json `harness_skills`, TrialResult.skill_use.harness_provided).
     """
@@ -76,7 +77,7 @@ class HarnessAgent:
         harness_skills: bool = True,
         **_: Any,
     ) -> None:
-        if not harness_skills and not spec.bundled_skills_off_env:
+        if not harness_skills and not (spec.bundled_skills_off_env or spec.bundled_skills_off_args):
             raise UserError(
                 f"agent {spec.name}: harness_skills=false is not supported: {spec.display_name} has no switch for "
                 "its bundled skills (they are recorded in each trial's skills.json instead)"
@@ -210,7 +211,8 @@ class HarnessAgent:
             listed = parse_listed(listing, result.stdout) if result.ok else None
 
         events = logs / f"{self.name}.events.jsonl"
-        argv = [*exe, *(render(arg, values) for arg in self.spec.command)]
+        off = [] if self.harness_skills else self.spec.bundled_skills_off_args
+        argv = [*exe, *off, *(render(arg, values) for arg in self.spec.command)]
         if mcp_argv is not None and self.spec.mcp is not None:
             argv += [render(arg, values) for arg in self.spec.mcp.args]
         (logs / f"{self.name}.command.json").write_text(

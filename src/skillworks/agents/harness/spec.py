@@ -160,6 +160,10 @@ class HarnessSpec(_Strict):
         description="environment that turns the CLI's bundled skills off (--agent-option harness_skills=false); "
         "empty when the CLI has no such switch",
     )
+    bundled_skills_off_args: list[str] = Field(
+        default_factory=list,
+        description="arguments (before the spec's command) that turn the CLI's bundled skills off; empty when none",
+    )
     harness_skills_origin: str = Field(
         default="bundled with {name} {version}",
         description="where the skills the CLI lists beyond the staged ones come from (skills.json `origin`); "

@@ -56,6 +56,8 @@ CODEX = HarnessSpec(
         "${model}",
         "${instruction}",
     ],
+    # checked against 0.169.0: with this it neither writes its system skills nor lists them
+    bundled_skills_off_args=["-c", "skills.bundled.enabled=false"],
     converter="codex",
     listed_skills=ListedSkills(
         source="files",
