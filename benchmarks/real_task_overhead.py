@@ -5,22 +5,33 @@ as a user sees it: the whole `skillworks run ... --agent oracle --conditions non
 command (Python start-up, imports, task loading, image cache check, the trial, results and reports).
 The baseline is a shell script with the raw runtime calls for the same steps: `run -d` the image
 skillworks built (same flags: cpus, memory, CA bundle), `cp` the solution in, `exec` solve.sh, `cp` the
-tests in, `exec` test.sh, `cp` /logs/verifier out, `rm -f`. Runs alternate between the two, so both
-see the same machine load; medians and their ratio are printed (goal: <= 1.15), each figure with the
-machine's load average (the machine may be shared: the runtime-call counts are the deterministic part).
+tests in, `exec` test.sh, `cp` /logs/verifier out, `rm -f`.
 
-Before the timed runs, --runs traced pairs go through a wrapper of the runtime CLI that logs every call
+Headline: --pairs interleaved pairs (skillworks then raw, raw then skillworks, ...), so both sides of a
+pair see the same machine load; per pair the ratio (skillworks / raw) and skillworks' own overhead
+(skillworks − raw, seconds); their median, min and max are printed with the 1-minute load average seen
+(goal: ratio <= 1.15). The task as written installs pytest from the network in its verifier, in both
+commands, which is most of the noise; --prewarmed also runs the same pairs on a labelled variant of the
+task whose image already holds that pytest (its verifier's `pip install` then has nothing to fetch).
+
+Before the timed pairs, --traced pairs go through a wrapper of the runtime CLI that logs every call
 with its start and end time: they give the number of runtime calls per trial (skillworks and the raw
-script), the time outside the task's own solve.sh and test.sh (the same work in both, and the noisy part:
-the verifier installs pytest from the network), whose difference is skillworks' own overhead, and the
-split of the skillworks command into phases (start-up, image check, container start, staging, agent
-phase, end of the agent phase, verifier, teardown, results and reports), each phase being its runtime
-calls plus the Python work just before them (medians). The import time of the modules
-`skillworks run` loads is timed on its own. With --list-calls the calls themselves are listed.
+script), the time outside the task's own solve.sh and test.sh (the same work in both, and the noisy
+part), whose difference is skillworks' own overhead free of that noise, and the split of the skillworks
+command into phases (start-up, image check, container start, staging, agent phase, end of the agent
+phase, verifier, teardown, results and reports), each phase being its runtime calls plus the Python
+work just before them (medians). The import time of the modules `skillworks run` loads is timed on
+its own. With --list-calls the calls themselves are listed.
+
+An installed skillworks has bytecode caches (pip compiles them at install; an editable install writes
+them on first use). Under PYTHONDONTWRITEBYTECODE=1 (set on some machines, ours included) an editable
+checkout never gets them and every `skillworks` start compiles its own modules from source; the
+benchmark therefore compiles them once first (`compileall`) and says so (--no-compile: as found).
 
     SKILLWORKS_CONTAINER_GLOBAL_FLAGS=... SKILLWORKS_CONTAINER_RUN_FLAGS=... \\
-        python benchmarks/real_task_overhead.py [--runs 3] [--image-map ubuntu:24.04=localhost/skillworks-base]
-        [--ca-bundle /etc/ssl/certs/ca-certificates.crt] [--list-calls]
+        python benchmarks/real_task_overhead.py [--pairs 5] [--traced 3] [--prewarmed]
+        [--image-map ubuntu:24.04=localhost/skillworks-base] [--ca-bundle /etc/ssl/certs/ca-certificates.crt]
+        [--list-calls]
 
 Skips (exit 0, says why) when podman or ../shared/real-tasks is absent. The first skillworks run
 builds the image when it is missing (not timed).
@@ -112,12 +123,12 @@ def run_raw(script: str) -> float:
     return elapsed
 
 
-def _image_tag(image_map: list[str], ca_bundle: str | None) -> tuple[str, int, float]:
+def _image_tag(image_map: list[str], task_dir: Path) -> tuple[str, int, float]:
     from skillworks.sandbox.container import parse_image_map
     from skillworks.sandbox.container.image import IMAGE_REPO, BuildOptions, plan_task_image
     from skillworks.tasks import load_task
 
-    task = load_task(TASK)
+    task = load_task(task_dir)
     options = BuildOptions(image_map=parse_image_map(image_map), strip_skills=True)
     *_, content_hash = plan_task_image(task, options)
     resources = task.environment.resources
@@ -219,11 +230,19 @@ def _task_seconds(calls: list[Call]) -> float:
     )
 
 
-def _traced_runs(image_map: list[str], ca_bundle: str | None, tmp: Path, runs: int, list_calls: bool) -> None:
+def _spread(values: list[float], fmt: str = "{:.2f}") -> str:
+    """median (min-max) of a list of figures."""
+    return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
+
+
+def _traced_runs(
+    task_dir: Path, image_map: list[str], ca_bundle: str | None, tmp: Path, runs: int, list_calls: bool
+) -> None:
     """`runs` traced pairs: calls per trial, the phase split and the time outside the task's commands
     (medians; the tracing wrapper adds a few ms per call)."""
-    image, memory_mb, cpus = _image_tag(image_map, ca_bundle)
+    image, memory_mb, cpus = _image_tag(image_map, task_dir)
     splits: list[list[float]] = []
+    own: list[float] = []
     sw_outside: list[float] = []
     raw_outside: list[float] = []
     totals: list[float] = []
@@ -231,25 +250,32 @@ def _traced_runs(image_map: list[str], ca_bundle: str | None, tmp: Path, runs: i
     raw_calls: list[Call] = []
     for i in range(runs):
         cli, log = _tracing_cli(tmp, f"skillworks-{i}")
-        argv = _skillworks_argv(TASK, tmp / f"traced-{i}", image_map, ca_bundle, str(cli))
+        argv = _skillworks_argv(task_dir, tmp / f"traced-{i}", image_map, ca_bundle, str(cli))
         t0 = time.time()
         run_skillworks(argv)
         t1 = time.time()
         calls = _read_calls(log)
         raw_cli, raw_log = _tracing_cli(tmp, f"raw-{i}")
         r0 = time.time()
-        run_raw(raw_script(image, TASK, memory_mb, cpus, ca_bundle, tmp / f"raw-traced-{i}", str(raw_cli)))
+        run_raw(raw_script(image, task_dir, memory_mb, cpus, ca_bundle, tmp / f"raw-traced-{i}", str(raw_cli)))
         r1 = time.time()
         raw_calls = _read_calls(raw_log)
         splits.append(_phase_split(t0, t1, calls))
         totals.append(t1 - t0)
         sw_outside.append(t1 - t0 - _task_seconds(calls))
         raw_outside.append(r1 - r0 - _task_seconds(raw_calls))
-        print(f"  traced run {i + 1}: skillworks {t1 - t0:6.2f} s, raw {r1 - r0:6.2f} s ({load()})", flush=True)
+        own.append(sw_outside[-1] - raw_outside[-1])
+        print(
+            f"  traced pair {i + 1}: skillworks {t1 - t0:6.2f} s, raw {r1 - r0:6.2f} s, outside the task's "
+            f"commands {sw_outside[-1]:.2f} s vs {raw_outside[-1]:.2f} s ({load()})",
+            flush=True,
+        )
     print(f"runtime calls per trial: skillworks {len(calls)}, raw script {len(raw_calls)}")
-    sw, raw = statistics.median(sw_outside), statistics.median(raw_outside)
-    print(f"outside the task's own solve.sh and test.sh (median of {runs}): skillworks {sw:.2f} s, raw {raw:.2f} s")
-    print(f"  skillworks' own overhead: {sw - raw:.2f} s per one-trial run")
+    print(
+        f"outside the task's own solve.sh and test.sh, median (min-max) of {runs}: "
+        f"skillworks {_spread(sw_outside)} s, raw {_spread(raw_outside)} s"
+    )
+    print(f"  skillworks' own overhead (paired difference): {_spread(own)} s per one-trial run")
     print(f"skillworks run by phase (median of {runs} traced runs; total {statistics.median(totals):.2f} s):")
     for k, name in enumerate(PHASES):
         print(f"  {name:36s} {statistics.median(split[k] for split in splits):6.2f} s")
@@ -259,6 +285,67 @@ def _traced_runs(image_map: list[str], ca_bundle: str | None, tmp: Path, runs: i
             for call in listed:
                 words = [w for w in call.words.split() if w not in ("--runtime", "runc", "--cgroup-manager=cgroupfs")]
                 print(f"    {call.end - call.start:5.2f} s  {' '.join(words)[:140]}")
+
+
+def _pairs(label: str, task_dir: Path, image_map: list[str], ca_bundle: str | None, tmp: Path, pairs: int) -> None:
+    """Interleaved untraced pairs (AB, BA, AB, ...): per pair the ratio and the own overhead."""
+    image, memory_mb, cpus = _image_tag(image_map, task_dir)
+    ratios: list[float] = []
+    own: list[float] = []
+    sw_times: list[float] = []
+    raw_times: list[float] = []
+    loads: list[float] = []
+    for i in range(pairs):
+        sw_argv = _skillworks_argv(task_dir, tmp / f"{label}-sw-{i}", image_map, ca_bundle, None)
+        script = raw_script(image, task_dir, memory_mb, cpus, ca_bundle, tmp / f"{label}-raw-{i}")
+        pair = [("skillworks", lambda a=sw_argv: run_skillworks(a)), ("raw", lambda s=script: run_raw(s))]
+        if i % 2:
+            pair.reverse()
+        times: dict[str, float] = {}
+        for name, fn in pair:
+            loads.append(os.getloadavg()[0])
+            times[name] = fn()
+        sw_times.append(times["skillworks"])
+        raw_times.append(times["raw"])
+        ratios.append(times["skillworks"] / times["raw"])
+        own.append(times["skillworks"] - times["raw"])
+        print(
+            f"  pair {i + 1} ({' then '.join(n for n, _ in pair)}): skillworks {times['skillworks']:6.2f} s, "
+            f"raw {times['raw']:6.2f} s, ratio {ratios[-1]:.2f}x ({load()})",
+            flush=True,
+        )
+    print(f"{label}: lake-warming-attribution, one oracle trial, {pairs} interleaved pairs, median (min-max)")
+    print(f"  skillworks run (whole command): {_spread(sw_times)} s")
+    print(f"  raw podman script:              {_spread(raw_times)} s")
+    print(f"  own overhead (skillworks - raw): {_spread(own)} s")
+    print(f"  ratio: {_spread(ratios)}x  (goal <= 1.15x; 1-min load {min(loads):.1f}-{max(loads):.1f})")
+
+
+def _prewarmed_task(tmp: Path) -> Path:
+    """A copy of the task whose image already holds the verifier's pytest (labelled variant: the
+    verifier's `pip install` finds everything installed and fetches nothing)."""
+    copy = tmp / "prewarmed" / TASK.name
+    shutil.copytree(TASK, copy, symlinks=False)
+    test_sh = (TASK / "tests" / "test.sh").read_text()
+    pins = next(line for line in test_sh.splitlines() if line.startswith("pip3 install"))
+    dockerfile = copy / "environment" / "Dockerfile"
+    dockerfile.write_text(dockerfile.read_text() + f"\nRUN {pins}\n")
+    return copy
+
+
+def _compile_bytecode() -> None:
+    """Bytecode caches for skillworks' own modules, as an installed package has them."""
+    import compileall
+
+    import skillworks
+
+    package = Path(skillworks.__file__).parent
+    started = time.perf_counter()
+    compileall.compile_dir(package, quiet=1)
+    print(
+        f"bytecode caches of {package} present (compileall, {time.perf_counter() - started:.2f} s; "
+        f"PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r})"
+    )
 
 
 def _import_time() -> float:
@@ -274,7 +361,10 @@ def _import_time() -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--pairs", type=int, default=5, help="interleaved untraced pairs (headline)")
+    parser.add_argument("--traced", type=int, default=3, help="traced pairs (calls, phases, own overhead)")
+    parser.add_argument("--prewarmed", action="store_true", help="also the variant whose image holds pytest")
+    parser.add_argument("--no-compile", action="store_true", help="leave skillworks' bytecode caches as found")
     parser.add_argument("--image-map", action="append", default=None)
     parser.add_argument("--ca-bundle", default=os.environ.get("SSL_CERT_FILE"))
     parser.add_argument("--list-calls", action="store_true", help="list the runtime calls of the traced run")
@@ -286,34 +376,25 @@ def main() -> None:
     if not TASK.is_dir():
         print(f"skipped: {TASK} is absent")
         return
+    print(f"machine: {os.cpu_count()} CPUs, {load()} at start")
+    if not args.no_compile:
+        _compile_bytecode()
     with tempfile.TemporaryDirectory(prefix="sw-bench-") as tmp_name:
         tmp = Path(tmp_name)
-        warm = _skillworks_argv(TASK, tmp / "warm", image_map, args.ca_bundle, None)
-        print("warm-up run (builds the image when missing) ...", flush=True)
-        run_skillworks(warm)
-        _traced_runs(image_map, args.ca_bundle, tmp, args.runs, args.list_calls)
-        imports = [_import_time() for _ in range(3)]
-        print(f"python start-up + imports of `skillworks run`: {statistics.median(imports):.2f} s ({load()})")
-        image, memory_mb, cpus = _image_tag(image_map, args.ca_bundle)
-        sw_times: list[float] = []
-        raw_times: list[float] = []
-        loads: list[float] = []
-        for i in range(args.runs):
-            sw_argv = _skillworks_argv(TASK, tmp / f"sw-{i}", image_map, args.ca_bundle, None)
-            script = raw_script(image, TASK, memory_mb, cpus, args.ca_bundle, tmp / f"raw-{i}")
-            pair = [("skillworks", lambda a=sw_argv: run_skillworks(a)), ("raw", lambda s=script: run_raw(s))]
-            if i % 2:
-                pair.reverse()
-            for label, fn in pair:
-                elapsed = fn()
-                (sw_times if label == "skillworks" else raw_times).append(elapsed)
-                loads.append(os.getloadavg()[0])
-                print(f"  run {i + 1} {label:10s} {elapsed:6.2f} s  ({load()})", flush=True)
-        sw, raw = statistics.median(sw_times), statistics.median(raw_times)
-        print(f"lake-warming-attribution, one oracle trial, {args.runs} runs each (median)")
-        print(f"  skillworks run (whole command): {sw:6.2f} s")
-        print(f"  raw podman script:              {raw:6.2f} s")
-        print(f"  ratio: {sw / raw:.2f}x  (goal <= 1.15x; load {min(loads):.1f}-{max(loads):.1f} meanwhile)")
+        tasks = [("task as written", TASK)]
+        if args.prewarmed:
+            tasks.append(("prewarmed variant (image holds the verifier's pytest)", _prewarmed_task(tmp)))
+        for label, task_dir in tasks:
+            print(f"warm-up run of the {label} (builds the image when missing) ...", flush=True)
+            run_skillworks(_skillworks_argv(task_dir, tmp / f"warm-{len(label)}", image_map, args.ca_bundle, None))
+            image, memory_mb, cpus = _image_tag(image_map, task_dir)
+            run_raw(raw_script(image, task_dir, memory_mb, cpus, args.ca_bundle, tmp / f"warm-raw-{len(label)}"))
+        if args.traced:
+            _traced_runs(TASK, image_map, args.ca_bundle, tmp, args.traced, args.list_calls)
+            imports = [_import_time() for _ in range(3)]
+            print(f"python start-up + imports of `skillworks run`: {_spread(imports)} s ({load()})")
+        for label, task_dir in tasks:
+            _pairs(label, task_dir, image_map, args.ca_bundle, tmp, args.pairs)
 
 
 if __name__ == "__main__":

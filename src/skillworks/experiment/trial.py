@@ -9,6 +9,7 @@ where the agent runs and where the reward comes from:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import shutil
 import tempfile
@@ -115,6 +116,7 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
     scratch = Path(tempfile.mkdtemp(prefix=f"{temp_prefix('scratch')}{tenv.run_id[:24]}-{spec.trial_id[:40]}-"))
     sandbox: Sandbox | None = None
     skills_dir: str | None = None
+    stack = contextlib.ExitStack()  # the verifier's upload source (a copy when its dir holds symlinks)
     try:
         # --- skills: where this condition's skills come from (selected, or produced by its source)
         phase_start = time.monotonic()
@@ -163,9 +165,15 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
             raise _TrialFailure("staging_error", "; ".join(record.problems), "staging")
         phases.setup = time.monotonic() - phase_start
 
-        # --- agent
+        # --- agent (the verifier's files, uploaded only once it has ended: by the same round trip where
+        # the backend can, when nothing but the verifier comes next)
         phase_start = time.monotonic()
-        outcome, ended = await _run_agent(spec, tenv, agent, sandbox, trial_dir, skills, skills_dir, provision.tools)
+        verifier_source = None
+        if spec.task.verifier is not None and not tenv.keep_workspace:
+            verifier_source = stack.enter_context(spec.task.verifier.upload_source())  # symlinks followed
+        outcome, ended = await _run_agent(
+            spec, tenv, agent, sandbox, trial_dir, skills, skills_dir, provision.tools, verifier_source=verifier_source
+        )
         phases.agent = time.monotonic() - phase_start
         _record_harness_skills(trial_dir, record, outcome)
         if outcome.error is not None:
@@ -181,7 +189,7 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
             phase_start = time.monotonic()
             try:
                 # its dirs were emptied when the agent phase ended (nothing of the agent has run since)
-                verdict = await run_verifier(spec.task, sandbox, verifier_dir, reset=False)
+                verdict = await run_verifier(spec.task, sandbox, verifier_dir, reset=False, uploaded=ended.uploaded)
             except VerifierError as exc:
                 raise _TrialFailure("verifier_error", str(exc), "verify") from exc
             finally:
@@ -200,6 +208,7 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         _keep_traceback(trial_dir)
         log.exception("trial %s failed", spec.trial_id)
     finally:
+        stack.close()
         await _teardown(sandbox, scratch, spec.trial_id)
     # whatever happened, the calls the gateway recorded are what this trial used (and cost), and the
     # trajectory the agent left says which skills it used (an errored trial keeps its skill use)
@@ -297,9 +306,11 @@ async def _run_agent(
     tools: list[dict[str, Any]],
     *,
     verify_next: bool = True,
+    verifier_source: Path | None = None,
 ) -> tuple[AgentOutcome, AgentPhaseEnd]:
     """The agent phase, from its start mark to the end of every process it started. With `verify_next`
-    (and a task with a verifier), its end also prepares the verifier's dirs."""
+    (and a task with a verifier), its end also prepares the verifier's dirs, and puts the verifier's
+    files (`verifier_source`) at its mount point when the backend can do that in the same round trip."""
     await sandbox.begin_agent_phase()
     timeout = spec.task.agent_timeout_sec
     gateway_url: str | None = None
@@ -346,7 +357,12 @@ async def _run_agent(
     # the same step says whether the agent changed any workspace file (the `no_output` failure mode)
     # and empties the verifier's dirs when the verifier comes next
     graded = verify_next and outcome.error is None and spec.task.verifier is not None
-    ended = await sandbox.end_agent_phase(reset=verifier_dirs(spec.task) if graded else ())
+    if graded and verifier_source is not None:
+        assert spec.task.verifier is not None
+        upload = (verifier_source, spec.task.verifier.mount)
+        ended = await sandbox.end_agent_phase(reset=verifier_dirs(spec.task), upload=upload)
+    else:
+        ended = await sandbox.end_agent_phase(reset=verifier_dirs(spec.task) if graded else ())
     if ended.agent_logs:
         try:  # one round trip: a missing dir is FileNotFoundError, no existence check first
             await sandbox.download(AGENT_LOG_DIR, trial_dir / "agent" / "sandbox-logs")

@@ -85,10 +85,13 @@ def verifier_dirs(task: Task) -> list[str]:
     return [VERIFIER_LOG_DIR, VERIFIER_HOME, task.verifier.mount]
 
 
-async def run_verifier(task: Task, sandbox: Sandbox, out_dir: Path, *, reset: bool = True) -> VerifierResult:
+async def run_verifier(
+    task: Task, sandbox: Sandbox, out_dir: Path, *, reset: bool = True, uploaded: bool = False
+) -> VerifierResult:
     """Upload the verifier, run it from its own directory with a fixed environment, download its logs
     to `out_dir`, read the reward. The caller has ended the agent phase (no agent process runs);
-    `reset=False` when it also emptied `verifier_dirs(task)` then (``end_agent_phase(reset=...)``)."""
+    `reset=False` when it also emptied `verifier_dirs(task)` then (``end_agent_phase(reset=...)``),
+    `uploaded=True` when that also put the verifier's files in place (``AgentPhaseEnd.uploaded``)."""
     verifier = task.verifier
     if verifier is None:
         raise VerifierError(f"task {task.id} has no verifier")
@@ -98,8 +101,9 @@ async def run_verifier(task: Task, sandbox: Sandbox, out_dir: Path, *, reset: bo
     # start empty, whatever the agent did to their permissions (SandboxBroken when impossible).
     if reset:
         await sandbox.reset_dirs(verifier_dirs(task))
-    with verifier.upload_source() as source:  # symlinks (inside the task) followed
-        await sandbox.upload(source, verifier.mount)
+    if not uploaded:
+        with verifier.upload_source() as source:  # symlinks (inside the task) followed
+            await sandbox.upload(source, verifier.mount)
     result = await sandbox.exec(
         f"bash {verifier.mount}/{verifier.entrypoint}",
         cwd=verifier.mount,  # never the workspace: a csv.py there would shadow the stdlib

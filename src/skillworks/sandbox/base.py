@@ -35,6 +35,7 @@ class AgentPhaseEnd:
 
     workspace_changed: bool  # a regular file in the workspace is newer than AGENT_START_MARK
     agent_logs: bool  # AGENT_LOG_DIR may hold something besides the mark (worth downloading)
+    uploaded: bool = False  # the `upload` asked of end_agent_phase was done in the same round trip
 
 
 @dataclass(frozen=True)
@@ -104,10 +105,12 @@ class Sandbox(Protocol):
         """Make sure AGENT_LOG_DIR and AGENT_START_MARK exist before the agent's first command."""
         ...
 
-    async def end_agent_phase(self, reset: Sequence[str] = ()) -> AgentPhaseEnd:
+    async def end_agent_phase(self, reset: Sequence[str] = (), upload: tuple[Path, str] | None = None) -> AgentPhaseEnd:
         """Make sure no process the agent started still runs (the verifier comes next), then say what
         the agent left, and empty the `reset` dirs as ``reset_dirs`` does (in one round trip where the
-        backend can). Raises SandboxBroken when either cannot be ensured."""
+        backend can). Raises SandboxBroken when either cannot be ensured. `upload` (a host dir, and its
+        destination, one of the `reset` dirs): a backend may also put it there in the same round trip,
+        once the dir was emptied; ``uploaded`` says whether it did (else the caller uploads it)."""
         ...
 
     async def reset_dirs(self, paths: Sequence[str]) -> None:

@@ -1,6 +1,7 @@
 """ContainerSandbox.end_agent_phase and reset_dirs, on a real container with the allowlist egress
 forwarder running: every process the agent left is gone (a restart when orphans remain, files kept),
-the egress path works again afterwards, and dirs the agent locked are reset."""
+the egress path works again afterwards, and dirs the agent locked are reset. The verifier's files
+come with the same round trip only once the agent phase ended cleanly (else the caller uploads them)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,12 @@ async def test_end_agent_phase_leaves_nothing_of_the_agent(
         assert " sleep" in before.stdout
         await sandbox.exec("mkdir -p /logs/verifier && touch /logs/verifier/x && chmod 000 /logs/verifier /logs")
 
-        await sandbox.end_agent_phase()
+        verifier_files = tmp_path / "tests"
+        verifier_files.mkdir()
+        (verifier_files / "test.sh").write_text("echo hi\n")
+        ended = await sandbox.end_agent_phase(["/tests"], upload=(verifier_files, "/tests"))
+        assert not ended.uploaded  # orphans forced a restart: the caller uploads the verifier's files
+        assert (await sandbox.exec("ls -A /tests", user="root")).stdout == ""
 
         after = await sandbox.exec(PROCS)
         names = [line.split()[1] for line in after.stdout.splitlines() if not line.startswith("1 ")]
@@ -55,3 +61,31 @@ async def test_end_agent_phase_leaves_nothing_of_the_agent(
         await sandbox.reset_dirs(["/logs/verifier", "/logs/verifier-home"])
         listing = await sandbox.exec("stat -c '%U %a' /logs/verifier && ls -A /logs/verifier | wc -l", user="root")
         assert listing.stdout.split() == ["root", "755", "0"], listing.stdout
+
+
+async def test_verifier_files_come_with_the_end_of_the_agent_phase(stripped: ContainerSandbox, tmp_path: Path) -> None:
+    """When the agent left nothing running (a leftover process forces a restart: the test above), one
+    round trip ends the phase, empties the verifier's dirs (what the agent planted and locked there
+    included) and extracts the verifier's files; a destination that is not reset gets nothing."""
+    planted = await stripped.exec(
+        "mkdir -p /tests /logs/verifier && echo 'import os; os._exit(0)' > /tests/conftest.py && "
+        "echo 1 > /logs/verifier/reward.txt && chmod 000 /tests /logs/verifier && echo ok"
+    )
+    assert planted.ok, planted.stderr
+    source = tmp_path / "verifier"
+    (source / "data").mkdir(parents=True)
+    (source / "test.sh").write_text("echo 1 > /logs/verifier/reward.txt\n")
+    (source / "data" / "expected.csv").write_text("a,b\n1,2\n")
+
+    ended = await stripped.end_agent_phase(["/logs/verifier", "/tests"], upload=(source, "/tests"))
+
+    assert ended.uploaded
+    listing = await stripped.exec(
+        "cd /tests && find . | sort && stat -c %U /tests && ls -A /logs/verifier | wc -l && cat data/expected.csv",
+        user="root",
+    )
+    expected = [".", "./data", "./data/expected.csv", "./test.sh", "root", "0", "a,b", "1,2"]
+    assert listing.stdout.split() == expected, listing.stdout
+    ended = await stripped.end_agent_phase(["/logs/verifier"], upload=(source, "/elsewhere"))
+    assert not ended.uploaded
+    assert not await stripped.path_exists("/elsewhere")

@@ -64,6 +64,10 @@ END_AGENT_SCRIPT = (
     'n=$((n+1)); [ "$n" -ge 20 ] && { echo "alive$alive"; exit 3; }; kill -9 $alive 2>/dev/null; sleep 0.1; done; '
     f'echo "zombies $zombies"; [ "$zombies" -le {ZOMBIE_LIMIT} ] || exit 0; ' + AFTER_AGENT_SCRIPT
 )
+# Appended to END_AGENT_SCRIPT when the verifier's files come in the same round trip (its tar stream
+# on stdin): extracted at / once the reset dirs are empty, "uploaded" printed when it worked (else the
+# caller uploads them as usual: an image without tar, a stream tar could not extract).
+UPLOAD_AFTER_RESET = "; if command -v tar >/dev/null 2>&1 && tar -xf - -C /; then echo uploaded; fi; exit 0"
 # One upload that replaces what was at its destination (as root; args: the destination): the tar
 # stream on stdin, extracted at /. Exit 97 when the image has no tar (then: rm, and `cp`).
 REPLACE_UPLOAD_SCRIPT = 'command -v tar >/dev/null 2>&1 || exit 97; rm -rf -- "$1" && exec tar -xf - -C /'

@@ -59,6 +59,7 @@ from skillworks.sandbox.container._procs import (
     NO_TAR_EXIT,
     NOT_FOUND_RE,
     REPLACE_UPLOAD_SCRIPT,
+    UPLOAD_AFTER_RESET,
     ZOMBIE_LIMIT,
     end_forwarder,
     missing_executable,
@@ -386,18 +387,29 @@ class ContainerSandbox:
         """Nothing to do: the container's pid 1 made the log dir and the start mark when it started."""
         self._require_started()
 
-    async def end_agent_phase(self, reset: Sequence[str] = ()) -> AgentPhaseEnd:
+    async def end_agent_phase(self, reset: Sequence[str] = (), upload: tuple[Path, str] | None = None) -> AgentPhaseEnd:
         """Kill every process in the container but its pid 1 (what the agent left running, e.g.
         ``nohup setsid``, included). When something survives, the agent's processes cannot even be
         listed (pids exhausted) or their zombies hold too many pids, restart the container (its
         files are kept); SandboxBroken when even that fails. The same round trip (as root, once
-        nothing of the agent runs) finds whether the agent changed the workspace or left logs, and
-        empties the `reset` dirs (SandboxBroken when it cannot)."""
+        nothing of the agent runs) finds whether the agent changed the workspace or left logs,
+        empties the `reset` dirs (SandboxBroken when it cannot) and, with `upload` (a host dir and
+        one of the `reset` dirs), extracts that dir there from a tar stream on the exec's stdin."""
         name = self._require_started()
         args = ["sh", self.workdir, AGENT_START_MARK, AGENT_LOG_DIR, *reset]
-        result = await run_command(
-            self.runtime.argv("exec", "--user", "0", name, "/bin/sh", "-c", END_AGENT_SCRIPT, *args), timeout=120
-        )
+        with tempfile.TemporaryFile(prefix="skillworks-upload-") as archive:
+            folded = upload is not None and upload[1] in reset and upload[1].startswith("/") and upload[1] != "/"
+            if folded:
+                assert upload is not None
+                await asyncio.to_thread(write_tar, archive, Path(upload[0]), upload[1].lstrip("/"))
+                archive.seek(0)
+                argv = self.runtime.argv(
+                    "exec", "-i", "--user", "0", name, "/bin/sh", "-c", END_AGENT_SCRIPT + UPLOAD_AFTER_RESET, *args
+                )
+                result = await run_command(argv, input_file=archive, timeout=600)
+            else:
+                argv = self.runtime.argv("exec", "--user", "0", name, "/bin/sh", "-c", END_AGENT_SCRIPT, *args)
+                result = await run_command(argv, timeout=120)
         lines = result.stdout.splitlines()
         words = lines[0].split() if lines else []
         clean = words[:1] == ["zombies"] and int(words[1]) <= ZOMBIE_LIMIT and len(lines) > 1
@@ -415,10 +427,15 @@ class ContainerSandbox:
                     f"restarted: {failure.error_line()}"
                 )
             lines = ["", *result.stdout.splitlines()]
+        uploaded = folded and lines[-1:] == ["uploaded"]
+        if uploaded:
+            lines = lines[:-1]
         if reset and (result.returncode != 0 or lines[-1:] != ["reset"]):
             raise SandboxBroken(f"cannot reset {', '.join(reset)} for the verifier: {result.error_line()}")
         found = lines[1].split() if len(lines) > 1 else []
-        ended = AgentPhaseEnd(workspace_changed=found[:2] == ["changed", "1"], agent_logs=found[2:4] != ["logs", "0"])
+        ended = AgentPhaseEnd(
+            workspace_changed=found[:2] == ["changed", "1"], agent_logs=found[2:4] != ["logs", "0"], uploaded=uploaded
+        )
         if self._egress_proc is not None:  # the egress forwarder was ended with everything else
             await end_forwarder(self._egress_proc)
             self._egress_proc = await self._start_forwarder(EGRESS_PORT, f"{HELPER_MOUNT_DIR}/{EGRESS_SOCKET}")

@@ -14,11 +14,12 @@ import asyncio
 import os
 import shlex
 import shutil
+import socket
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import IO, Literal
 
 from skillworks.errors import SandboxUnavailable
 from skillworks.sandbox.base import SandboxError
@@ -80,8 +81,40 @@ def _kind_of(cli: str) -> RuntimeKind:
     return "podman" if Path(cli).name.startswith("podman") else "docker"
 
 
+DOCKER_SOCKET = Path("/var/run/docker.sock")
+
+
+def docker_socket_down(environ: Mapping[str, str], home: Path, socket_path: Path = DOCKER_SOCKET) -> str | None:
+    """Why docker's default daemon cannot answer, found without running `docker` (its `version`
+    probe is a process start and a round trip): its socket is missing or refuses connections. None
+    when that cannot be told this way (DOCKER_HOST, a docker context, a socket that accepts or that
+    we may not open): then the probe decides."""
+    if environ.get("DOCKER_HOST") or environ.get("DOCKER_CONTEXT"):
+        return None
+    config = Path(environ.get("DOCKER_CONFIG") or home / ".docker") / "config.json"
+    try:
+        if "currentContext" in config.read_text(errors="replace"):
+            return None
+    except OSError:
+        pass
+    down = f"Cannot connect to the Docker daemon at unix://{socket_path}. Is the docker daemon running?"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(2.0)
+        try:
+            sock.connect(str(socket_path))
+        except (FileNotFoundError, ConnectionRefusedError):
+            return down
+        except OSError:
+            return None
+    return None
+
+
 def _probe(runtime: ContainerRuntime) -> str | None:
     """None when the runtime answers, else the reason it does not."""
+    if runtime.kind == "docker" and Path(runtime.cli).name == "docker" and not runtime.global_flags:
+        down = docker_socket_down(os.environ, Path.home())
+        if down is not None:
+            return down
     argv = runtime.argv("version", "--format", "{{.Server.Version}}")
     try:
         proc = subprocess.run(
@@ -139,13 +172,20 @@ async def run_command(
     argv: Sequence[str],
     *,
     input_bytes: bytes | None = None,
+    input_file: IO[bytes] | None = None,
     timeout: float | None = None,
 ) -> CommandResult:
     """Run one runtime command in its own session (a terminal's Ctrl-C reaches only skillworks, which
-    then cleans up in order). A timeout or cancellation kills it."""
+    then cleans up in order), its stdin `input_bytes`, or `input_file` (read from its current
+    position), or nothing. A timeout or cancellation kills it."""
+    stdin: IO[bytes] | int = asyncio.subprocess.DEVNULL
+    if input_bytes is not None:
+        stdin = asyncio.subprocess.PIPE
+    elif input_file is not None:
+        stdin = input_file
     proc = await asyncio.create_subprocess_exec(
         *argv,
-        stdin=asyncio.subprocess.PIPE if input_bytes is not None else asyncio.subprocess.DEVNULL,
+        stdin=stdin,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,
