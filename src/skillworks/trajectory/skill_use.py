@@ -13,8 +13,8 @@ Only tool calls count: a skill name in the agent's prose, reasoning or in tool *
   tool's read of whose SKILL.md returned an error, or a shell command naming whose SKILL.md failed without
   printing it (no `name: <skill>` frontmatter line in its output: e.g. `cat` of a wrong path); a skill can be
   both invoked and failed (a retry worked). A failed skill-tool load of a name that was not staged (a misspelt
-  or made-up skill) is recorded too, under the name the agent gave; a successful load of a skill the harness
-  brought itself is not task-skill use;
+  or made-up skill), or a failed read of its `.../skills/<name>/SKILL.md`, is recorded too, under the name the
+  agent gave; a successful load of a skill the harness brought itself is not task-skill use;
 - scripts_run: `<name>/<relative path>` for shell commands that execute a file under a staged skill's
   `scripts/` or any of its script assets (run directly or through an interpreter; `cd` is followed), and
   for scripts used as a library: Python code (in a shell command, or in a file the agent wrote and then
@@ -202,6 +202,8 @@ def detect_skill_use(
             continue
         if lname in SHELL_TOOLS:
             text = _command_text(call.arguments)
+            if result is not None and not _succeeded(result):  # a failed read of a skill never staged
+                failed += [n for n in _unstaged_skill_mds(text, by_name) if not _printed_frontmatter(result, n)]
             # a compiled skill's raw text read past its handle, in the runtime's staged capsule
             read += [h.skill for h in handles if f"compiled/{h.skill}/" in text and "SKILL.md" in text]
             for code in _written_files_run(text, written):
@@ -222,6 +224,7 @@ def detect_skill_use(
             found += [s for path in _path_args(call.arguments) if (s := _script_file(path, locate, is_script))]
             if result is not None and not _succeeded(result):
                 failed += found
+                failed += [n for path in _path_args(call.arguments) for n in _unstaged_skill_mds(path, by_name)]
             else:
                 read += found
     read_u = _unique(read)
@@ -365,6 +368,16 @@ def _skill_md_mentions(text: str, by_name: dict[str, StagedSkillRef], roots: dic
         skill = _skill_of_dir(directory, by_name, roots)
         if skill is not None:
             found.append(skill)
+    return found
+
+
+def _unstaged_skill_mds(text: str, by_name: dict[str, StagedSkillRef]) -> list[str]:
+    """Names of skills that were not staged whose SKILL.md `text` names in a skills dir (`.../skills/<name>/`)."""
+    found = []
+    for match in _SKILL_MD.finditer(text):
+        prefix, name = match.group(1), match.group(2)
+        if name not in by_name and posixpath.basename(prefix.rstrip("/")) in ("skills", "skill"):
+            found.append(name)
     return found
 
 

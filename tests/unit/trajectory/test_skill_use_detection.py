@@ -352,6 +352,18 @@ def test_a_failed_shell_read_of_skill_md_is_a_failed_load() -> None:
     use = detect_skill_use(b.finish(), [PDF, CSV], "/root/.agents/skills", None)
     assert (use.read, use.failed) == (["csv-report"], ["pdf-tools"])
 
+    # a skill that was never staged: its failed read is a failed load under the name the agent gave
+    made_up = {"cmd": "cat /root/.agents/skills/tax-forms/SKILL.md"}
+    b.add_agent("", tool_calls=[{"tool_call_id": "m", "function_name": "exec_command", "arguments": made_up}])
+    b.add_observation([{"source_call_id": "m", "content": "cat: No such file", "extra": {"status": "failed"}}])
+    b.add_agent(
+        "",
+        tool_calls=[{"tool_call_id": "n", "function_name": "Read", "arguments": {"file_path": "/x/skills/y/SKILL.md"}}],
+    )
+    b.add_observation([{"source_call_id": "n", "content": "File does not exist.", "extra": {"is_error": True}}])
+    use = detect_skill_use(b.finish(), [PDF, CSV], "/root/.agents/skills", None)
+    assert (use.invoked, use.failed) == (["csv-report"], ["pdf-tools", "tax-forms", "y"])
+
 
 def test_a_read_tool_error_on_skill_md_is_a_failed_read() -> None:
     b = TrajectoryBuilder("claude-code", "2", "m")
