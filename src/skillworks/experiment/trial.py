@@ -27,7 +27,7 @@ from skillworks.errors import StagingError, UserError, VerifierError
 from skillworks.experiment.conditions import Condition, SkillSet, get_condition
 from skillworks.experiment.plan import TrialSpec
 from skillworks.experiment.sources import SkillProvision, SourceRequest, provide_skills
-from skillworks.grading.verifier import VerifierResult, run_verifier, verifier_dirs
+from skillworks.grading.verifier import VerifierResult, run_verifier, verifier_dirs, verifier_exec
 from skillworks.results import (
     FailureMode,
     ImageInfo,
@@ -174,7 +174,9 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         outcome, ended = await _run_agent(
             spec, tenv, agent, sandbox, trial_dir, skills, skills_dir, provision.tools, verifier_source=verifier_source
         )
-        phases.agent = time.monotonic() - phase_start
+        # the verifier may have run in the round trip that ended the agent phase: its time is the verifier's
+        ran_verifier = ended.then_result.duration_sec if ended.then_result is not None else 0.0
+        phases.agent = time.monotonic() - phase_start - ran_verifier
         _record_harness_skills(trial_dir, record, outcome)
         if outcome.error is not None:
             raise _TrialFailure(outcome.error.category, outcome.error.message, outcome.error.phase)
@@ -189,11 +191,13 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
             phase_start = time.monotonic()
             try:
                 # its dirs were emptied when the agent phase ended (nothing of the agent has run since)
-                verdict = await run_verifier(spec.task, sandbox, verifier_dir, reset=False, uploaded=ended.uploaded)
+                verdict = await run_verifier(
+                    spec.task, sandbox, verifier_dir, reset=False, uploaded=ended.uploaded, result=ended.then_result
+                )
             except VerifierError as exc:
                 raise _TrialFailure("verifier_error", str(exc), "verify") from exc
             finally:
-                phases.verify = time.monotonic() - phase_start
+                phases.verify = time.monotonic() - phase_start + ran_verifier
             paths["verifier"] = _rel(verifier_dir, tenv.run_dir)
             if verdict.reward < 1.0:
                 failure_mode = _failure_mode(outcome, produced)
@@ -360,7 +364,8 @@ async def _run_agent(
     if graded and verifier_source is not None:
         assert spec.task.verifier is not None
         upload = (verifier_source, spec.task.verifier.mount)
-        ended = await sandbox.end_agent_phase(reset=verifier_dirs(spec.task), upload=upload)
+        then = verifier_exec(spec.task, trial_dir / "verifier")  # run next in the same round trip where possible
+        ended = await sandbox.end_agent_phase(reset=verifier_dirs(spec.task), upload=upload, then=then)
     else:
         ended = await sandbox.end_agent_phase(reset=verifier_dirs(spec.task) if graded else ())
     if ended.agent_logs:

@@ -14,7 +14,7 @@ from pathlib import Path
 from skillworks.errors import VerifierError
 from skillworks.grading.ctrf import read_ctrf
 from skillworks.results import TestResult, reward_problem
-from skillworks.sandbox.base import Sandbox
+from skillworks.sandbox.base import ExecRequest, ExecResult, Sandbox
 from skillworks.tasks.model import Task
 
 VERIFIER_LOG_DIR = "/logs/verifier"
@@ -85,33 +85,57 @@ def verifier_dirs(task: Task) -> list[str]:
     return [VERIFIER_LOG_DIR, VERIFIER_HOME, task.verifier.mount]
 
 
-async def run_verifier(
-    task: Task, sandbox: Sandbox, out_dir: Path, *, reset: bool = True, uploaded: bool = False
-) -> VerifierResult:
-    """Upload the verifier, run it from its own directory with a fixed environment, download its logs
-    to `out_dir`, read the reward. The caller has ended the agent phase (no agent process runs);
-    `reset=False` when it also emptied `verifier_dirs(task)` then (``end_agent_phase(reset=...)``),
-    `uploaded=True` when that also put the verifier's files in place (``AgentPhaseEnd.uploaded``)."""
+def verifier_exec(task: Task, out_dir: Path) -> ExecRequest:
+    """How the verifier runs: from its own directory (never the workspace: a csv.py there would shadow
+    the stdlib), with the fixed environment, as VERIFIER_USER, its stdout streamed to `out_dir`."""
     verifier = task.verifier
     if verifier is None:
         raise VerifierError(f"task {task.id} has no verifier")
     out_dir.mkdir(parents=True, exist_ok=True)
-    # The agent could write anywhere it can reach: a planted reward.json, ctrf.json, a conftest.py at
-    # the verifier's mount point or a usercustomize.py in a HOME must not survive into grading. They
-    # start empty, whatever the agent did to their permissions (SandboxBroken when impossible).
-    if reset:
-        await sandbox.reset_dirs(verifier_dirs(task))
-    if not uploaded:
-        with verifier.upload_source() as source:  # symlinks (inside the task) followed
-            await sandbox.upload(source, verifier.mount)
-    result = await sandbox.exec(
-        f"bash {verifier.mount}/{verifier.entrypoint}",
-        cwd=verifier.mount,  # never the workspace: a csv.py there would shadow the stdlib
+    return ExecRequest(
+        cmd=f"bash {verifier.mount}/{verifier.entrypoint}",
+        cwd=verifier.mount,
         env={**VERIFIER_ENV, **verifier.env},
         user=VERIFIER_USER,
         timeout=verifier.timeout_sec,
         stdout_path=out_dir / "stdout.txt",
     )
+
+
+async def run_verifier(
+    task: Task,
+    sandbox: Sandbox,
+    out_dir: Path,
+    *,
+    reset: bool = True,
+    uploaded: bool = False,
+    result: ExecResult | None = None,
+) -> VerifierResult:
+    """Upload the verifier, run it from its own directory with a fixed environment, download its logs
+    to `out_dir`, read the reward. The caller has ended the agent phase (no agent process runs);
+    `reset=False` when it also emptied `verifier_dirs(task)` then (``end_agent_phase(reset=...)``),
+    `uploaded=True` when that also put the verifier's files in place (``AgentPhaseEnd.uploaded``),
+    `result` when it also ran the verifier (``end_agent_phase(then=verifier_exec(...))``)."""
+    verifier = task.verifier
+    request = verifier_exec(task, out_dir)
+    assert verifier is not None
+    # The agent could write anywhere it can reach: a planted reward.json, ctrf.json, a conftest.py at
+    # the verifier's mount point or a usercustomize.py in a HOME must not survive into grading. They
+    # start empty, whatever the agent did to their permissions (SandboxBroken when impossible).
+    if result is None:
+        if reset:
+            await sandbox.reset_dirs(verifier_dirs(task))
+        if not uploaded:
+            with verifier.upload_source() as source:  # symlinks (inside the task) followed
+                await sandbox.upload(source, verifier.mount)
+        result = await sandbox.exec(
+            request.cmd,
+            cwd=request.cwd,
+            env=request.env,
+            user=request.user,
+            timeout=request.timeout,
+            stdout_path=request.stdout_path,
+        )
     (out_dir / "stderr.txt").write_text(result.stderr)
     logs = out_dir / "logs"
     with contextlib.suppress(FileNotFoundError):  # no reward: read_reward says so below

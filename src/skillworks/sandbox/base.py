@@ -36,6 +36,20 @@ class AgentPhaseEnd:
     workspace_changed: bool  # a regular file in the workspace is newer than AGENT_START_MARK
     agent_logs: bool  # AGENT_LOG_DIR may hold something besides the mark (worth downloading)
     uploaded: bool = False  # the `upload` asked of end_agent_phase was done in the same round trip
+    then_result: ExecResult | None = None  # the `then` command ran in the same round trip: its result
+
+
+@dataclass(frozen=True)
+class ExecRequest:
+    """A command for ``end_agent_phase`` to run next in the same round trip (the verifier's), as
+    ``exec`` would run it: a string under bash, from `cwd`, with `env`, as `user`."""
+
+    cmd: str
+    cwd: str
+    env: Mapping[str, str]
+    user: str
+    timeout: float | None = None
+    stdout_path: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -105,12 +119,16 @@ class Sandbox(Protocol):
         """Make sure AGENT_LOG_DIR and AGENT_START_MARK exist before the agent's first command."""
         ...
 
-    async def end_agent_phase(self, reset: Sequence[str] = (), upload: tuple[Path, str] | None = None) -> AgentPhaseEnd:
+    async def end_agent_phase(
+        self, reset: Sequence[str] = (), upload: tuple[Path, str] | None = None, then: ExecRequest | None = None
+    ) -> AgentPhaseEnd:
         """Make sure no process the agent started still runs (the verifier comes next), then say what
         the agent left, and empty the `reset` dirs as ``reset_dirs`` does (in one round trip where the
         backend can). Raises SandboxBroken when either cannot be ensured. `upload` (a host dir, and its
         destination, one of the `reset` dirs): a backend may also put it there in the same round trip,
-        once the dir was emptied; ``uploaded`` says whether it did (else the caller uploads it)."""
+        once the dir was emptied; ``uploaded`` says whether it did (else the caller uploads it). `then`
+        (with `upload`): a backend may also run that command once the upload is in place;
+        ``then_result`` is its result, or None when it did not run it (the caller runs it)."""
         ...
 
     async def reset_dirs(self, paths: Sequence[str]) -> None:

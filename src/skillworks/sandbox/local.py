@@ -80,6 +80,7 @@ from skillworks.sandbox.base import (
     AGENT_LOG_DIR,
     AGENT_START_MARK,
     AgentPhaseEnd,
+    ExecRequest,
     ExecResult,
     ModelChannel,
     SandboxBroken,
@@ -409,10 +410,13 @@ class LocalSandbox:
     async def begin_agent_phase(self) -> None:
         await self.exec(f"mkdir -p {AGENT_LOG_DIR} && touch {AGENT_START_MARK}", timeout=30)
 
-    async def end_agent_phase(self, reset: Sequence[str] = (), upload: tuple[Path, str] | None = None) -> AgentPhaseEnd:
+    async def end_agent_phase(
+        self, reset: Sequence[str] = (), upload: tuple[Path, str] | None = None, then: ExecRequest | None = None
+    ) -> AgentPhaseEnd:
         """Every exec runs in its own pid namespace, which dies with the exec: nothing of the agent
         outlives its commands. Commands still running (e.g. an agent cancelled mid-command) are killed.
-        `upload` is left to the caller (an upload is a host-side copy here: no round trip to save)."""
+        `upload` and `then` are left to the caller (an upload is a host-side copy here and an exec a
+        process start: no round trip to save)."""
         for proc in list(self._running):
             await terminate(proc)
         found = await self.exec(f"find {self.workdir} -newer {AGENT_START_MARK} -type f -print -quit", timeout=60)

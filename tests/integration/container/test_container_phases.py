@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from skillworks.sandbox import ExecRequest
 from skillworks.sandbox.container import ContainerOptions, ContainerRuntime, ContainerSandbox
 from skillworks.tasks.model import NetworkPolicy, Task
 
@@ -43,8 +44,10 @@ async def test_end_agent_phase_leaves_nothing_of_the_agent(
         verifier_files = tmp_path / "tests"
         verifier_files.mkdir()
         (verifier_files / "test.sh").write_text("echo hi\n")
-        ended = await sandbox.end_agent_phase(["/tests"], upload=(verifier_files, "/tests"))
-        assert not ended.uploaded  # orphans forced a restart: the caller uploads the verifier's files
+        then = ExecRequest("echo ran", "/tests", {}, "root")
+        ended = await sandbox.end_agent_phase(["/tests"], upload=(verifier_files, "/tests"), then=then)
+        # orphans forced a restart: the caller uploads the verifier's files and runs the verifier
+        assert not ended.uploaded and ended.then_result is None
         assert (await sandbox.exec("ls -A /tests", user="root")).stdout == ""
 
         after = await sandbox.exec(PROCS)
@@ -66,7 +69,8 @@ async def test_end_agent_phase_leaves_nothing_of_the_agent(
 async def test_verifier_files_come_with_the_end_of_the_agent_phase(stripped: ContainerSandbox, tmp_path: Path) -> None:
     """When the agent left nothing running (a leftover process forces a restart: the test above), one
     round trip ends the phase, empties the verifier's dirs (what the agent planted and locked there
-    included) and extracts the verifier's files; a destination that is not reset gets nothing."""
+    included), extracts the verifier's files and runs the verifier; a destination that is not reset
+    gets nothing and nothing runs."""
     planted = await stripped.exec(
         "mkdir -p /tests /logs/verifier && echo 'import os; os._exit(0)' > /tests/conftest.py && "
         "echo 1 > /logs/verifier/reward.txt && chmod 000 /tests /logs/verifier && echo ok"
@@ -77,15 +81,26 @@ async def test_verifier_files_come_with_the_end_of_the_agent_phase(stripped: Con
     (source / "test.sh").write_text("echo 1 > /logs/verifier/reward.txt\n")
     (source / "data" / "expected.csv").write_text("a,b\n1,2\n")
 
-    ended = await stripped.end_agent_phase(["/logs/verifier", "/tests"], upload=(source, "/tests"))
+    then = ExecRequest(
+        'echo "$HOME $PWD $(id -u) $X ${SKILLWORKS_THEN_CMD:-unset}"; echo oops >&2; cat; exit 3',
+        "/tests",
+        {"HOME": "/logs/verifier-home", "X": "x1"},
+        "root",
+        timeout=60,
+        stdout_path=tmp_path / "stdout.txt",
+    )
+    ended = await stripped.end_agent_phase(["/logs/verifier", "/tests"], upload=(source, "/tests"), then=then)
 
-    assert ended.uploaded
+    assert ended.uploaded and ended.then_result is not None
+    # the command ran as `exec` would run it (its dir, env, user, no stdin), its streams its own
+    assert (tmp_path / "stdout.txt").read_text() == "/logs/verifier-home /tests 0 x1 unset\n"
+    assert ended.then_result.exit_code == 3 and ended.then_result.stderr.strip() == "oops"
     listing = await stripped.exec(
         "cd /tests && find . | sort && stat -c %U /tests && ls -A /logs/verifier | wc -l && cat data/expected.csv",
         user="root",
     )
     expected = [".", "./data", "./data/expected.csv", "./test.sh", "root", "0", "a,b", "1,2"]
     assert listing.stdout.split() == expected, listing.stdout
-    ended = await stripped.end_agent_phase(["/logs/verifier"], upload=(source, "/elsewhere"))
-    assert not ended.uploaded
+    ended = await stripped.end_agent_phase(["/logs/verifier"], upload=(source, "/elsewhere"), then=then)
+    assert not ended.uploaded and ended.then_result is None
     assert not await stripped.path_exists("/elsewhere")

@@ -68,6 +68,19 @@ END_AGENT_SCRIPT = (
 # on stdin): extracted at / once the reset dirs are empty, "uploaded" printed when it worked (else the
 # caller uploads them as usual: an image without tar, a stream tar could not extract).
 UPLOAD_AFTER_RESET = "; if command -v tar >/dev/null 2>&1 && tar -xf - -C /; then echo uploaded; fi; exit 0"
+# With a `then` command as well (the verifier's): the whole script's stdout goes to stderr (fd 3 keeps
+# the exec's stdout), the upload is extracted, and once the command's dir and bash are there a marker
+# line ends skillworks' own lines on stderr and the command replaces the shell, with the exec's stdout
+# and no stdin. Without the marker (a restart is needed, no tar, no bash) the command did not run.
+THEN_MARKER = "skillworks-then"
+THEN_CMD_VAR, THEN_CWD_VAR = "SKILLWORKS_THEN_CMD", "SKILLWORKS_THEN_CWD"
+THEN_PREFIX = "exec 3>&1 1>&2; "
+THEN_AFTER_RESET = (
+    "; command -v tar >/dev/null 2>&1 && tar -xf - -C / || exit 0; echo uploaded; "
+    f"c=${THEN_CMD_VAR} d=${THEN_CWD_VAR}; unset {THEN_CMD_VAR} {THEN_CWD_VAR}; "
+    f'command -v bash >/dev/null 2>&1 && cd "$d" || exit 0; echo {THEN_MARKER}; '
+    'exec 1>&3 3>&- </dev/null; exec bash -c "$c"'
+)
 # One upload that replaces what was at its destination (as root; args: the destination): the tar
 # stream on stdin, extracted at /. Exit 97 when the image has no tar (then: rm, and `cp`).
 REPLACE_UPLOAD_SCRIPT = 'command -v tar >/dev/null 2>&1 || exit 97; rm -rf -- "$1" && exec tar -xf - -C /'

@@ -43,6 +43,7 @@ from skillworks.sandbox.base import (
     AGENT_LOG_DIR,
     AGENT_START_MARK,
     AgentPhaseEnd,
+    ExecRequest,
     ExecResult,
     ModelChannel,
     SandboxBroken,
@@ -59,6 +60,11 @@ from skillworks.sandbox.container._procs import (
     NO_TAR_EXIT,
     NOT_FOUND_RE,
     REPLACE_UPLOAD_SCRIPT,
+    THEN_AFTER_RESET,
+    THEN_CMD_VAR,
+    THEN_CWD_VAR,
+    THEN_MARKER,
+    THEN_PREFIX,
     UPLOAD_AFTER_RESET,
     ZOMBIE_LIMIT,
     end_forwarder,
@@ -84,7 +90,7 @@ from skillworks.sandbox.container.image import (
 )
 from skillworks.sandbox.container.options import ContainerOptions
 from skillworks.sandbox.container.relay import UnixRelay
-from skillworks.sandbox.container.runtime import ContainerRuntime, detect_runtime, run_command
+from skillworks.sandbox.container.runtime import CommandResult, ContainerRuntime, detect_runtime, run_command
 from skillworks.tasks.model import NetworkPolicy, Task
 
 log = logging.getLogger(__name__)
@@ -343,14 +349,19 @@ class ContainerSandbox:
         return result
 
     async def _run_exec(
-        self, argv: list[str], mark: str, timeout: float | None, stdout_path: Path | None
+        self,
+        argv: list[str],
+        mark: str,
+        timeout: float | None,
+        stdout_path: Path | None,
+        stdin: IO[bytes] | None = None,
     ) -> ExecResult:
         started = time.monotonic()
         out_file = open(stdout_path, "wb") if stdout_path is not None else None  # noqa: SIM115
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv,
-                stdin=asyncio.subprocess.DEVNULL,
+                stdin=stdin if stdin is not None else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 start_new_session=True,
@@ -387,22 +398,53 @@ class ContainerSandbox:
         """Nothing to do: the container's pid 1 made the log dir and the start mark when it started."""
         self._require_started()
 
-    async def end_agent_phase(self, reset: Sequence[str] = (), upload: tuple[Path, str] | None = None) -> AgentPhaseEnd:
+    async def end_agent_phase(
+        self, reset: Sequence[str] = (), upload: tuple[Path, str] | None = None, then: ExecRequest | None = None
+    ) -> AgentPhaseEnd:
         """Kill every process in the container but its pid 1 (what the agent left running, e.g.
         ``nohup setsid``, included). When something survives, the agent's processes cannot even be
         listed (pids exhausted) or their zombies hold too many pids, restart the container (its
         files are kept); SandboxBroken when even that fails. The same round trip (as root, once
         nothing of the agent runs) finds whether the agent changed the workspace or left logs,
-        empties the `reset` dirs (SandboxBroken when it cannot) and, with `upload` (a host dir and
-        one of the `reset` dirs), extracts that dir there from a tar stream on the exec's stdin."""
+        empties the `reset` dirs (SandboxBroken when it cannot), with `upload` (a host dir and one of
+        the `reset` dirs) extracts that dir there from a tar stream on the exec's stdin, and with
+        `then` (run as root) runs that command next (``then_result``)."""
         name = self._require_started()
         args = ["sh", self.workdir, AGENT_START_MARK, AGENT_LOG_DIR, *reset]
+        then_result: ExecResult | None = None
         with tempfile.TemporaryFile(prefix="skillworks-upload-") as archive:
             folded = upload is not None and upload[1] in reset and upload[1].startswith("/") and upload[1] != "/"
             if folded:
                 assert upload is not None
                 await asyncio.to_thread(write_tar, archive, Path(upload[0]), upload[1].lstrip("/"))
                 archive.seek(0)
+            if folded and then is not None and then.user in ("root", "0"):
+                mark = f"{EXEC_MARK}={uuid.uuid4().hex}"
+                exec_args = ["exec", "-i", "--user", "0", "--env", mark]
+                for key, value in {**then.env, THEN_CMD_VAR: then.cmd, THEN_CWD_VAR: then.cwd}.items():
+                    exec_args += ["--env", f"{key}={value}"]
+                script = THEN_PREFIX + END_AGENT_SCRIPT + THEN_AFTER_RESET
+                ran = await self._run_exec(
+                    self.runtime.argv(*exec_args, name, "/bin/sh", "-c", script, *args),
+                    mark,
+                    then.timeout,
+                    then.stdout_path,
+                    stdin=archive,
+                )
+                own = ran.stderr.split("\n")
+                if THEN_MARKER in own:  # the command ran: everything after the marker is its stderr
+                    at = own.index(THEN_MARKER)
+                    then_result = ExecResult(
+                        ran.exit_code, ran.stdout, "\n".join(own[at + 1 :]), ran.timed_out, ran.duration_sec
+                    )
+                    own = own[:at]
+                # only skillworks' own lines (a tool's warning on the same stream is not one of them)
+                own = [
+                    ln for ln in own if ln.split()[:1] in (["zombies"], ["alive"], ["changed"], ["reset"], ["uploaded"])
+                ]
+                code = 0 if then_result is not None else ran.exit_code
+                result = CommandResult(tuple(), code, "\n".join(own), "" if then_result is not None else ran.stderr)
+            elif folded:
                 argv = self.runtime.argv(
                     "exec", "-i", "--user", "0", name, "/bin/sh", "-c", END_AGENT_SCRIPT + UPLOAD_AFTER_RESET, *args
                 )
@@ -434,7 +476,10 @@ class ContainerSandbox:
             raise SandboxBroken(f"cannot reset {', '.join(reset)} for the verifier: {result.error_line()}")
         found = lines[1].split() if len(lines) > 1 else []
         ended = AgentPhaseEnd(
-            workspace_changed=found[:2] == ["changed", "1"], agent_logs=found[2:4] != ["logs", "0"], uploaded=uploaded
+            workspace_changed=found[:2] == ["changed", "1"],
+            agent_logs=found[2:4] != ["logs", "0"],
+            uploaded=uploaded,
+            then_result=then_result,
         )
         if self._egress_proc is not None:  # the egress forwarder was ended with everything else
             await end_forwarder(self._egress_proc)
