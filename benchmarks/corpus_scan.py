@@ -24,7 +24,6 @@ precision >= 0.8 for every security rule that can block.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import csv
 import os
 import random
@@ -36,9 +35,10 @@ from pathlib import Path
 
 from _memory import TreeMemory
 
-from skillworks.check import check_skills_async, to_json
+from skillworks._aio import run_async
+from skillworks.check import check_skills_async, iter_json, iter_sarif
 from skillworks.check.model import Dimension, Severity
-from skillworks.check.text_output import to_text
+from skillworks.check.text_output import text_lines
 
 LABELS = Path(__file__).parent / "data" / "security-labels.csv"
 STRUCTURAL_LABELS = Path(__file__).parent / "data" / "structural-labels.csv"
@@ -159,7 +159,7 @@ def main() -> int:
     start = time.perf_counter()
     cpu0 = _cpu()
     with TreeMemory() as memory:
-        report = asyncio.run(check_skills_async(corpora, lint=not args.no_lint, workers=args.workers))
+        report = run_async(check_skills_async(corpora, lint=not args.no_lint, workers=args.workers))
     elapsed = time.perf_counter() - start
     cpu_self, cpu_children = (b - a for a, b in zip(cpu0, _cpu(), strict=True))
     cpu_children -= memory.sampler_cpu
@@ -182,13 +182,20 @@ def main() -> int:
         f"largest child {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MiB"
     )
 
+    # rendered as `check` writes them: piece by piece, never held whole
     t = time.perf_counter()
-    text = to_text(report, verbose=True)
+    text_size = sum(len(line) + 1 for line in text_lines(report, verbose=True, width=80))
     t_text = time.perf_counter() - t
     t = time.perf_counter()
-    js = to_json(report)
+    json_size = sum(len(piece) for piece in iter_json(report))
     t_json = time.perf_counter() - t
-    print(f"render: text {t_text:.2f}s ({len(text) / 1e6:.1f} MB), json {t_json:.2f}s ({len(js) / 1e6:.1f} MB)")
+    t = time.perf_counter()
+    sarif_size = sum(len(piece) for piece in iter_sarif(report, base=corpus))
+    t_sarif = time.perf_counter() - t
+    print(
+        f"render: text {t_text:.2f}s ({text_size / 1e6:.1f} MB), json {t_json:.2f}s ({json_size / 1e6:.1f} MB), "
+        f"sarif {t_sarif:.2f}s ({sarif_size / 1e6:.1f} MB)"
+    )
     print(f"gate: {len(report.failed())} of {n} skills fail")
 
     rows: list[dict[str, str]] = []
@@ -212,8 +219,8 @@ def main() -> int:
     print(f"\nfindings per rule ({len(rows)} in all)")
     print(f"  {'rule':<30} {'error':>6} {'warning':>8} {'info':>6}")
     for rule in sorted(by_rule, key=lambda r: (-sum(by_rule[r].values()), r)):
-        c = by_rule[rule]
-        print(f"  {rule:<30} {c['error']:>6} {c['warning']:>8} {c['info']:>6}")
+        counts = by_rule[rule]
+        print(f"  {rule:<30} {counts['error']:>6} {counts['warning']:>8} {counts['info']:>6}")
 
     security = [r for r in rows if r["security"]]
     if args.sample_out:

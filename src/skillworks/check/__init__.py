@@ -12,7 +12,7 @@ from skillworks.check.model import (
     Severity,
     SkillReport,
 )
-from skillworks.check.output import CheckReportOut, to_json, to_json_model, to_sarif
+from skillworks.check.output import CheckReportOut, iter_json, iter_sarif, to_json, to_json_model, to_sarif
 from skillworks.check.reader import SkillSource, read_skill
 from skillworks.check.rules import RULES, SPEC_RULE_IDS
 from skillworks.check.scan import check_skills, check_skills_async, resolve_skill_dirs
@@ -36,6 +36,8 @@ __all__ = [
     "check_skills",
     "check_skills_async",
     "estimate_tokens",
+    "iter_json",
+    "iter_sarif",
     "leakage_task_issues",
     "read_skill",
     "resolve_skill_dirs",

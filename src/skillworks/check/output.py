@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -89,41 +91,69 @@ def _finding_out(f: Finding) -> FindingOut:
     )
 
 
-def to_json_model(report: CheckReport) -> CheckReportOut:
-    failed = {id(s) for s in report.failed()}
-    skills = []
-    for s in report.skills:
-        judge = None
-        if s.judge is not None:
-            judge = JudgeOut(
-                models=s.judge.models,
-                criteria=[
-                    JudgeCriterionOut(criterion=c.criterion, scores=c.scores, mean=c.mean, spread=c.spread)
-                    for c in s.judge.criteria
-                ],
-                mean=s.judge.mean,
-                errors=s.judge.errors,
-            )
-        skills.append(
-            SkillOut(
-                path=str(s.root),
-                name=s.name,
-                score=s.overall,
-                grade=s.grade,
-                passed=id(s) not in failed,
-                scores={d.value: v for d, v in s.scores.items()},
-                tokens=s.tokens,
-                findings=[_finding_out(f) for f in s.findings],
-                judge=judge,
-            )
+def _skill_out(s: SkillReport, passed: bool) -> SkillOut:
+    judge = None
+    if s.judge is not None:
+        judge = JudgeOut(
+            models=s.judge.models,
+            criteria=[
+                JudgeCriterionOut(criterion=c.criterion, scores=c.scores, mean=c.mean, spread=c.spread)
+                for c in s.judge.criteria
+            ],
+            mean=s.judge.mean,
+            errors=s.judge.errors,
         )
-    return CheckReportOut(
-        fail_under=report.fail_under, passed=report.passed, lint_tools=report.lint_tools, skills=skills
+    return SkillOut(
+        path=str(s.root),
+        name=s.name,
+        score=s.overall,
+        grade=s.grade,
+        passed=passed,
+        scores={d.value: v for d, v in s.scores.items()},
+        tokens=s.tokens,
+        findings=[_finding_out(f) for f in s.findings],
+        judge=judge,
     )
 
 
+def _head(report: CheckReport) -> CheckReportOut:
+    return CheckReportOut(fail_under=report.fail_under, passed=report.passed, lint_tools=report.lint_tools, skills=[])
+
+
+def to_json_model(report: CheckReport) -> CheckReportOut:
+    failed = {id(s) for s in report.failed()}
+    out = _head(report)
+    out.skills = [_skill_out(s, id(s) not in failed) for s in report.skills]
+    return out
+
+
 def to_json(report: CheckReport) -> str:
+    """The JSON report as one string; `iter_json` gives the same text in pieces."""
     return to_json_model(report).model_dump_json(indent=2)
+
+
+def _splice(head: str, key: str, items: Iterable[str]) -> Iterator[str]:
+    """`head`, a JSON text indented by 2 whose `"key": []` occurs once, with that list filled by `items`
+    (each a JSON value indented by 2): the text a dump of the whole document gives, produced one item at
+    a time so that a report of any size is never held whole."""
+    before, after = head.split(f'"{key}": []')
+    pad = " " * (len(before) - before.rfind("\n") - 1)
+    inner = pad + "  "
+    yield before + f'"{key}": '
+    first = True
+    for item in items:
+        yield ("[\n" if first else ",\n") + inner + item.replace("\n", "\n" + inner)
+        first = False
+    yield ("[]" if first else f"\n{pad}]") + after
+
+
+def iter_json(report: CheckReport) -> Iterator[str]:
+    """`to_json(report)` in pieces, one per skill (what `check --format json` writes)."""
+    failed = {id(s) for s in report.failed()}
+    head = _head(report).model_dump_json(indent=2)
+    yield from _splice(
+        head, "skills", (_skill_out(s, id(s) not in failed).model_dump_json(indent=2) for s in report.skills)
+    )
 
 
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -141,10 +171,8 @@ def _uri(skill: SkillReport, file: str | None, base: Path) -> str:
     return Path(rel).as_posix()
 
 
-def to_sarif(report: CheckReport, base: Path | None = None) -> dict[str, Any]:
-    """A SARIF 2.1.0 log with one run. File URIs are relative to `base` (default: the current
-    directory, which is what GitHub code scanning expects when run from the repository root)."""
-    base = base or Path.cwd()
+def _sarif_head(report: CheckReport) -> tuple[dict[str, Any], dict[str, int]]:
+    """The SARIF log with an empty result list, and each rule's index in the driver's rules."""
     used = sorted({f.rule_id for s in report.skills for f in s.findings})
     index = {rule_id: i for i, rule_id in enumerate(used)}
     rules = []
@@ -167,49 +195,13 @@ def to_sarif(report: CheckReport, base: Path | None = None) -> dict[str, Any]:
                 "properties": props,
             }
         )
-    results = []
-    for skill in report.skills:
-        for f in skill.findings:
-            region: dict[str, Any] = {"startLine": f.line} if f.line else {"startLine": 1}
-            if f.evidence:
-                region["snippet"] = {"text": f.evidence}
-            results.append(
-                {
-                    "ruleId": f.rule_id,
-                    "ruleIndex": index[f.rule_id],
-                    "level": _LEVEL[f.severity],
-                    "message": {"text": f"{skill.name or skill.root.name}: {f.message}"},
-                    "locations": [
-                        {
-                            "physicalLocation": {
-                                "artifactLocation": {"uri": _uri(skill, f.file, base)},
-                                "region": region,
-                            }
-                        }
-                    ],
-                    "properties": {
-                        "skill": skill.name or skill.root.name,
-                        "dimension": f.dimension.value,
-                        **(
-                            {
-                                "context": f.context.value,
-                                "instruction": f.instruction,
-                                "confidence": f.confidence.value if f.confidence else None,
-                                "reason": f.reason,
-                            }
-                            if f.context
-                            else {}
-                        ),
-                    },
-                }
-            )
-    return {
+    head = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [
             {
                 "tool": {"driver": {"name": "skillworks", "version": _version(), "rules": rules}},
-                "results": results,
+                "results": [],
                 "properties": {
                     "skills": [
                         {"path": str(s.root), "name": s.name, "score": s.overall, "grade": s.grade}
@@ -219,6 +211,58 @@ def to_sarif(report: CheckReport, base: Path | None = None) -> dict[str, Any]:
             }
         ],
     }
+    return head, index
+
+
+def _sarif_results(report: CheckReport, base: Path, index: dict[str, int]) -> Iterator[dict[str, Any]]:
+    for skill in report.skills:
+        for f in skill.findings:
+            region: dict[str, Any] = {"startLine": f.line} if f.line else {"startLine": 1}
+            if f.evidence:
+                region["snippet"] = {"text": f.evidence}
+            yield {
+                "ruleId": f.rule_id,
+                "ruleIndex": index[f.rule_id],
+                "level": _LEVEL[f.severity],
+                "message": {"text": f"{skill.name or skill.root.name}: {f.message}"},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": _uri(skill, f.file, base)},
+                            "region": region,
+                        }
+                    }
+                ],
+                "properties": {
+                    "skill": skill.name or skill.root.name,
+                    "dimension": f.dimension.value,
+                    **(
+                        {
+                            "context": f.context.value,
+                            "instruction": f.instruction,
+                            "confidence": f.confidence.value if f.confidence else None,
+                            "reason": f.reason,
+                        }
+                        if f.context
+                        else {}
+                    ),
+                },
+            }
+
+
+def to_sarif(report: CheckReport, base: Path | None = None) -> dict[str, Any]:
+    """A SARIF 2.1.0 log with one run. File URIs are relative to `base` (default: the current
+    directory, which is what GitHub code scanning expects when run from the repository root)."""
+    head, index = _sarif_head(report)
+    head["runs"][0]["results"] = list(_sarif_results(report, base or Path.cwd(), index))
+    return head
+
+
+def iter_sarif(report: CheckReport, base: Path | None = None) -> Iterator[str]:
+    """`json.dumps(to_sarif(report, base), indent=2)` in pieces, one per result."""
+    head, index = _sarif_head(report)
+    results = _sarif_results(report, base or Path.cwd(), index)
+    yield from _splice(json.dumps(head, indent=2), "results", (json.dumps(r, indent=2) for r in results))
 
 
 def _version() -> str:

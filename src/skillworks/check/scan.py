@@ -16,6 +16,7 @@ from dataclasses import replace
 from multiprocessing.context import BaseContext
 from pathlib import Path
 
+from skillworks._aio import run_async
 from skillworks.check.content_rules import check_body, check_description, check_efficiency, check_references
 from skillworks.check.lint import Linter, LintTarget
 from skillworks.check.model import CheckReport, Dimension, Finding, Severity, SkillReport
@@ -231,4 +232,4 @@ async def check_skills_async(
 
 def check_skills(paths: Sequence[Path | str], **kwargs: object) -> CheckReport:
     """Synchronous wrapper of `check_skills_async`."""
-    return asyncio.run(check_skills_async(paths, **kwargs))  # type: ignore[arg-type]
+    return run_async(check_skills_async(paths, **kwargs))  # type: ignore[arg-type]

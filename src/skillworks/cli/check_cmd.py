@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import typer
@@ -36,9 +36,8 @@ def check(
     Exit 0 when every skill passes the gate; 1 when one scores under --fail-under or has a blocking
     finding (an error-severity spec violation, which makes harnesses refuse the skill, or an
     error-severity security finding); 2 on bad input."""
-    import asyncio
-
-    from skillworks.check import check_skills_async, to_json, to_sarif
+    from skillworks._aio import run_async
+    from skillworks.check import check_skills_async, iter_json, iter_sarif
     from skillworks.errors import UserError
 
     if fmt not in _FORMATS:
@@ -52,7 +51,7 @@ def check(
         raise UserError("--judge needs at least one model name")
     if workers is not None and workers < 1:
         raise UserError(f"--workers must be at least 1, not {workers}")
-    report = asyncio.run(
+    report = run_async(
         check_skills_async(
             paths,
             fail_under=fail_under,
@@ -79,16 +78,35 @@ def check(
         if chunk:
             typer.echo("\n".join(chunk))
     else:
-        text = to_json(report) if fmt == "json" else json.dumps(to_sarif(report), indent=2)
+        # written as it is produced (a report of 16k skills is 55 MB of JSON): never held whole
+        pieces = iter_json(report) if fmt == "json" else iter_sarif(report)
         if output is not None:
-            try:
-                output.write_text(text + "\n", encoding="utf-8")
-            except OSError as exc:
-                raise UserError(f"cannot write the report: {exc.strerror or exc}", output) from None
+            _write_report(pieces, output)
         else:
-            typer.echo(text)
+            for piece in pieces:
+                typer.echo(piece, nl=False)
+            typer.echo("")
     if not report.passed:
         raise typer.Exit(1)
+
+
+def _write_report(pieces: Iterable[str], output: Path) -> None:
+    """Write the report's pieces to `output`; a regular file is replaced only once the whole report is
+    written, so a failed write keeps the report that was there."""
+    from skillworks.errors import UserError
+
+    direct = output.exists() and not output.is_file()  # /dev/stdout, a pipe: written in place
+    target = output if direct else output.with_name(f".{output.name}.partial")
+    try:
+        with target.open("w", encoding="utf-8") as fh:
+            fh.writelines(pieces)
+            fh.write("\n")
+        if not direct:
+            target.replace(output)
+    except OSError as exc:
+        if not direct:
+            target.unlink(missing_ok=True)
+        raise UserError(f"cannot write the report: {exc.strerror or exc}", output) from None
 
 
 def register(app: typer.Typer) -> None:

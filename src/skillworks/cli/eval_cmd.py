@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from skillworks._aio import run_async
 from skillworks.errors import UserError
 
 _CASE_FILES = ("own", "all")
@@ -130,7 +131,7 @@ def register(app: typer.Typer) -> None:
         if resume is not None:
             if skill is not None:
                 raise UserError("--resume takes its options from the run's eval_plan.json: give no SKILL")
-            outcome = asyncio.run(resume_eval(resume, console=console))
+            outcome = run_async(resume_eval(resume, console=console))
             _print_outcome(outcome)
             return
         if skill is None:
@@ -175,7 +176,7 @@ def register(app: typer.Typer) -> None:
             if dry_run:
                 _dry_run(options)
                 return
-            outcome = asyncio.run(run_eval(options, console=console))
+            outcome = run_async(run_eval(options, console=console))
         except EvalsError as exc:
             for problem in exc.problems:
                 typer.echo(f"error: {problem}", err=True)

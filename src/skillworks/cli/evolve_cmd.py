@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from skillworks._aio import run_async
 from skillworks.errors import UserError
 
 
@@ -117,7 +118,7 @@ def register(app: typer.Typer) -> None:
             budget_tokens=int(info.get("trajectory_budget") or 4000),
         )
         try:
-            asyncio.run(run_evolve(spec, loaded, run_dir, options=options, resume=resume is not None, console=console))
+            run_async(run_evolve(spec, loaded, run_dir, options=options, resume=resume is not None, console=console))
         except (KeyboardInterrupt, asyncio.CancelledError):
             console.print(f"[yellow]interrupted[/]: recorded steps are kept; continue with --resume {run_dir}")
             raise typer.Exit(130) from None

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from skillworks._aio import run_async
 from skillworks.cli._container_flags import (
     CaBundle,
     ContainerBuildFlags,
@@ -232,7 +233,7 @@ def register(app: typer.Typer) -> None:
         if executor == "ray":
             spec.extra["executor"].update(address=ray_address, retries=ray_retries, cpus_per_trial=ray_cpus_per_trial)
         try:
-            outcome = asyncio.run(
+            outcome = run_async(
                 run_experiment(spec, loaded, run_dir, resume=resume is not None, console=console, executor=run_executor)
             )
         except (KeyboardInterrupt, asyncio.CancelledError):

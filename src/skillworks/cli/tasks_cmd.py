@@ -51,12 +51,11 @@ class _Row:
 
 
 def _run_oracles(rows: list[_Row], env: str, env_options: dict[str, Any]) -> None:
-    import asyncio
-
+    from skillworks._aio import run_async
     from skillworks.experiment.oracle_check import check_oracles
 
     tasks = [row.task for row in rows if row.task is not None and row.task.oracle is not None]
-    results = asyncio.run(check_oracles(tasks, env=env, env_options=env_options)) if tasks else []
+    results = run_async(check_oracles(tasks, env=env, env_options=env_options)) if tasks else []
     by_id = {result.task_id: result for result in results}
     for row in rows:
         if row.task is None:

@@ -1,11 +1,24 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import jsonschema
+import pytest
 
-from skillworks.check import CheckReportOut, check_skills, to_json, to_sarif
+from skillworks.check import (
+    CheckReport,
+    CheckReportOut,
+    JudgeCriterion,
+    JudgeReport,
+    SkillReport,
+    check_skills,
+    iter_json,
+    iter_sarif,
+    to_json,
+    to_sarif,
+)
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 SCHEMA = json.loads((FIXTURES / "sarif" / "sarif-schema-2.1.0.json").read_text())
@@ -74,3 +87,52 @@ def test_json_report_reads_back_with_its_schema() -> None:
         assert "unexpected" in str(exc)
     else:
         raise AssertionError("unknown keys must be rejected")
+
+
+def _all_defects() -> CheckReport:
+    return check_skills([FIXTURES / "skills" / "clean", *sorted((FIXTURES / "skills" / "defects").iterdir())])
+
+
+def test_streamed_json_is_the_report_dumped_whole() -> None:
+    """`check --format json` writes `iter_json`'s pieces (one per skill): the same bytes as `to_json`."""
+    report = _all_defects()
+    report.skills[0].judge = JudgeReport(
+        models=["m1", "m2"],
+        criteria=[JudgeCriterion(criterion="clarity", scores={"m1": 7.0, "m2": 8.5}, mean=7.75, spread=1.5)],
+        mean=7.75,
+        errors={"m3": "no answer — timed out"},
+    )
+    pieces = list(iter_json(report))
+    assert len(pieces) == len(report.skills) + 2
+    text = "".join(pieces)
+    assert text == to_json(report)
+    assert any(not c.isascii() for c in text)  # non-ASCII evidence passes through unchanged
+
+
+def test_streamed_sarif_is_the_log_dumped_whole() -> None:
+    report = _all_defects()
+    base = FIXTURES.parent.parent
+    assert "".join(iter_sarif(report, base=base)) == json.dumps(to_sarif(report, base=base), indent=2)
+    empty = CheckReport(skills=[SkillReport(root=FIXTURES / "skills" / "clean", name="clean")], fail_under=70)
+    text = "".join(iter_sarif(empty, base=base))
+    assert text == json.dumps(to_sarif(empty, base=base), indent=2)
+    assert json.loads(text)["runs"][0]["results"] == []
+
+
+def test_a_failed_report_write_keeps_the_earlier_report(tmp_path: Path) -> None:
+    from skillworks.cli.check_cmd import _write_report
+    from skillworks.errors import UserError
+
+    out = tmp_path / "report.json"
+    out.write_text("earlier report\n")
+
+    def pieces() -> Iterator[str]:
+        yield '{"skills": ['
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(UserError, match="cannot write the report: No space left on device"):
+        _write_report(pieces(), out)
+    assert out.read_text() == "earlier report\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]  # no partial file left behind
+    _write_report(iter(["{}"]), out)
+    assert out.read_text() == "{}\n"
