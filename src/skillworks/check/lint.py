@@ -4,7 +4,8 @@ Python: ruff (when installed). Shell: shellcheck (when installed) plus `bash -n`
 it runs on every script shellcheck cannot parse, and on every script when shellcheck is missing
 (one `bash -n` process per script is the slowest part of a lint, so clean scripts skip it). Each
 tool runs a few times per scan over many files rather than once per file, so a tree of thousands of
-skills lints in seconds. A missing tool is reported in `CheckReport.lint_tools`, never silently.
+skills lints in seconds. A missing tool is reported in `CheckReport.lint_tools`, and a run that timed
+out or gave unreadable output in `CheckReport.lint_problems` (its scripts are then not linted), never silently.
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ def find_tool(name: str) -> str | None:
     return str(candidate) if candidate.is_file() and os.access(candidate, os.X_OK) else None
 
 
+_TIMED_OUT = -1  # the exit status `_run` gives a tool it killed at the timeout
+
+
 async def _run(argv: list[str]) -> tuple[int, bytes, bytes]:
     proc = await asyncio.create_subprocess_exec(
         *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
@@ -55,11 +59,16 @@ async def _run(argv: list[str]) -> tuple[int, bytes, bytes]:
     except TimeoutError:
         proc.kill()
         await proc.wait()
-        return -1, b"", b"timed out"
+        return _TIMED_OUT, b"", b"timed out"
     return proc.returncode or 0, out, err
 
 
-async def _ruff(ruff: str, targets: list[LintTarget], out: dict[int, list[Finding]]) -> None:
+def _incomplete(tool: str, code: int, n: int) -> str:
+    why = f"timed out after {_TIMEOUT:.0f} s" if code == _TIMED_OUT else f"gave no readable output (exit {code})"
+    return f"{tool} {why} on {n} script(s): they are not linted"
+
+
+async def _ruff(ruff: str, targets: list[LintTarget], out: dict[int, list[Finding]], problems: list[str]) -> None:
     by_path = {str(t.path): t for t in targets}
     argv = [
         ruff,
@@ -73,10 +82,13 @@ async def _ruff(ruff: str, targets: list[LintTarget], out: dict[int, list[Findin
         "--exit-zero",
         *by_path,
     ]
-    _, stdout, _ = await _run(argv)
+    code, stdout, _ = await _run(argv)
     try:
-        items = json.loads(stdout or b"[]")
+        items = json.loads(stdout) if code != _TIMED_OUT else None
     except json.JSONDecodeError:
+        items = None
+    if not isinstance(items, list):
+        problems.append(_incomplete("ruff", code, len(targets)))
         return
     for item in items:
         target = by_path.get(str(item.get("filename")))
@@ -90,17 +102,20 @@ async def _ruff(ruff: str, targets: list[LintTarget], out: dict[int, list[Findin
 
 
 async def _shellcheck(
-    shellcheck: str, bash: str | None, targets: list[LintTarget], out: dict[int, list[Finding]]
+    shellcheck: str, bash: str | None, targets: list[LintTarget], out: dict[int, list[Finding]], problems: list[str]
 ) -> None:
     """shellcheck over many files. Scripts it cannot parse (SC1xxx errors) go to `bash -n`, the syntax
     authority: a bash syntax error becomes script-syntax-error; if bash accepts the file, shellcheck's
     parse complaint is kept as a lint finding."""
     by_path = {str(t.path): t for t in targets}
     argv = [shellcheck, "-f", "json1", "-S", "warning", "-s", "bash", *by_path]
-    _, stdout, _ = await _run(argv)
+    code, stdout, _ = await _run(argv)
     try:
-        comments = json.loads(stdout or b"{}").get("comments", [])
+        comments = json.loads(stdout).get("comments") if code != _TIMED_OUT else None
     except (json.JSONDecodeError, AttributeError):
+        comments = None
+    if not isinstance(comments, list):
+        problems.append(_incomplete("shellcheck", code, len(targets)))
         return
     parse_errors: dict[str, list[Finding]] = {}
     for c in comments:
@@ -121,14 +136,17 @@ async def _shellcheck(
             out.setdefault(target.key, []).append(found)
     for path, kept in parse_errors.items():
         target = by_path[path]
-        if bash is None or not await _bash_n(bash, target, out):
+        if bash is None or not await _bash_n(bash, target, out, problems):
             out.setdefault(target.key, []).extend(kept)
 
 
-async def _bash_n(bash: str, target: LintTarget, out: dict[int, list[Finding]]) -> bool:
+async def _bash_n(bash: str, target: LintTarget, out: dict[int, list[Finding]], problems: list[str]) -> bool:
     """`bash -n` on one script; True (and a finding) when bash reports a syntax error."""
     code, _, stderr = await _run([bash, "-n", str(target.path)])
     if code == 0:
+        return False
+    if code == _TIMED_OUT:
+        problems.append(f"bash -n timed out after {_TIMEOUT:.0f} s on {target.rel}: its syntax is not checked")
         return False
     text = stderr.decode("utf-8", "replace").strip()
     line = None
@@ -161,6 +179,7 @@ class Linter:
             "bash": self.bash is not None,
         }
         self.findings: dict[int, list[Finding]] = {}
+        self.problems: list[str] = []  # tool runs that timed out or gave unreadable output
         self._py: list[LintTarget] = []
         self._sh: list[LintTarget] = []
         self._jobs: list[asyncio.Task[None]] = []
@@ -186,14 +205,14 @@ class Linter:
 
     async def _bash_only(self, target: LintTarget) -> None:
         assert self.bash is not None
-        await _bash_n(self.bash, target, self.findings)
+        await _bash_n(self.bash, target, self.findings, self.problems)
 
     def _flush(self, final: bool) -> None:
         if self.ruff and (len(self._py) >= 1000 or (final and self._py)):
-            self._start(_ruff(self.ruff, self._py, self.findings))
+            self._start(_ruff(self.ruff, self._py, self.findings, self.problems))
             self._py = []
         if self.shellcheck and (len(self._sh) >= _CHUNK or (final and self._sh)):
-            self._start(_shellcheck(self.shellcheck, self.bash, self._sh, self.findings))
+            self._start(_shellcheck(self.shellcheck, self.bash, self._sh, self.findings, self.problems))
             self._sh = []
 
     async def finish(self) -> dict[int, list[Finding]]:

@@ -130,6 +130,7 @@ class CheckReport:
     skills: list[SkillReport]
     fail_under: int
     lint_tools: dict[str, bool] = field(default_factory=dict)  # ruff/shellcheck/bash available
+    lint_problems: list[str] = field(default_factory=list)  # linter runs that timed out or gave unreadable output
     workers: int = 1  # scan processes that shared the skills (the report is the same for any number)
 
     def failed(self) -> list[SkillReport]:

@@ -72,6 +72,10 @@ class CheckReportOut(_Strict):
     fail_under: int
     passed: bool
     lint_tools: dict[str, bool]
+    lint_problems: list[str] = Field(
+        default_factory=list,
+        description="linter runs that timed out or gave unreadable output: those scripts are not linted",
+    )
     skills: list[SkillOut]
 
 
@@ -117,7 +121,13 @@ def _skill_out(s: SkillReport, passed: bool) -> SkillOut:
 
 
 def _head(report: CheckReport) -> CheckReportOut:
-    return CheckReportOut(fail_under=report.fail_under, passed=report.passed, lint_tools=report.lint_tools, skills=[])
+    return CheckReportOut(
+        fail_under=report.fail_under,
+        passed=report.passed,
+        lint_tools=report.lint_tools,
+        lint_problems=report.lint_problems,
+        skills=[],
+    )
 
 
 def to_json_model(report: CheckReport) -> CheckReportOut:
@@ -195,7 +205,7 @@ def _sarif_head(report: CheckReport) -> tuple[dict[str, Any], dict[str, int]]:
                 "properties": props,
             }
         )
-    head = {
+    head: dict[str, Any] = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [
@@ -211,6 +221,15 @@ def _sarif_head(report: CheckReport) -> tuple[dict[str, Any], dict[str, int]]:
             }
         ],
     }
+    if report.lint_problems:  # SARIF's place for what went wrong while the tool ran
+        head["runs"][0]["invocations"] = [
+            {
+                "executionSuccessful": True,
+                "toolExecutionNotifications": [
+                    {"level": "warning", "message": {"text": problem}} for problem in report.lint_problems
+                ],
+            }
+        ]
     return head, index
 
 

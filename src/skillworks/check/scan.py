@@ -208,10 +208,12 @@ async def check_skills_async(
             if linter is not None and targets:
                 linter.add(targets)
     tools: dict[str, bool] = {}
+    problems: list[str] = []
     if linter is not None:
         for key, findings in (await linter.finish()).items():
             reports[key].findings.extend(findings)
         tools = linter.tools
+        problems = linter.problems
     if triage_model:
         from skillworks.check.triage import triage_findings
 
@@ -227,7 +229,7 @@ async def check_skills_async(
         for report, text in zip(reports, judge_texts, strict=True):
             if text is not None:
                 report.judge = await judge_skill(text, list(judge_models), api_base=api_base)
-    return CheckReport(skills=reports, fail_under=fail_under, lint_tools=tools, workers=workers)
+    return CheckReport(skills=reports, fail_under=fail_under, lint_tools=tools, lint_problems=problems, workers=workers)
 
 
 def check_skills(paths: Sequence[Path | str], **kwargs: object) -> CheckReport:

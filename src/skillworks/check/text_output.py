@@ -146,6 +146,8 @@ def text_lines(report: CheckReport, *, verbose: bool = False, width: int = 80) -
     yield ""
     if missing:
         yield from _wrap(f"not installed, lint skipped: {', '.join(missing)}", width, "")
+    for problem in report.lint_problems:
+        yield from _wrap(f"lint incomplete: {problem}", width, "")
     tail = f"; {hidden} info finding(s) hidden (--verbose shows them)" if hidden else ""
     yield from _wrap(
         f"{len(report.skills)} skill(s), {len(failed)} failing the gate (score < {report.fail_under} or a "

@@ -47,3 +47,45 @@ def test_missing_linters_are_reported_not_hidden(monkeypatch: pytest.MonkeyPatch
     report = check_skills([FIXTURES / "defects" / "lint-python"])
     assert report.lint_tools == {"ruff": False, "shellcheck": False, "bash": False}
     assert not report.skills[0].has_rule("lint-python")
+
+
+def test_a_linter_that_times_out_is_reported_not_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real ruff and shellcheck processes, killed at a zero timeout: their scripts are reported as not
+    linted (report, text, JSON, SARIF) instead of passing as clean."""
+    import json
+
+    import jsonschema
+
+    from skillworks.check import iter_json, iter_sarif
+    from skillworks.check.text_output import to_text
+
+    cases = [FIXTURES / "defects" / "lint-python", FIXTURES / "defects" / "lint-shell"]
+    linted = check_skills(cases)
+    assert linted.lint_problems == []
+    assert linted.skills[0].has_rule("lint-python") and linted.skills[1].has_rule("lint-shell")
+
+    monkeypatch.setattr(lint_mod, "_TIMEOUT", 0.0)
+    report = check_skills(cases)
+    assert report.lint_tools["ruff"] and report.lint_tools["shellcheck"]
+    assert sorted(p.split(" on ")[0] for p in report.lint_problems) == [
+        "ruff timed out after 0 s",
+        "shellcheck timed out after 0 s",
+    ]
+    assert not any(s.has_rule("lint-python") or s.has_rule("lint-shell") for s in report.skills)
+    assert "lint incomplete: ruff timed out after 0 s on 2 script(s)" in to_text(report)
+    assert json.loads("".join(iter_json(report)))["lint_problems"] == report.lint_problems
+    sarif = json.loads("".join(iter_sarif(report)))
+    notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert [n["message"]["text"] for n in notes] == report.lint_problems
+    schema = json.loads((FIXTURES.parent / "sarif" / "sarif-schema-2.1.0.json").read_text())
+    assert not list(jsonschema.Draft4Validator(schema).iter_errors(sarif))
+
+
+async def test_bash_n_timing_out_is_no_syntax_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = lint_mod.find_tool
+    monkeypatch.setattr(lint_mod, "find_tool", lambda name: None if name == "shellcheck" else real(name))
+    monkeypatch.setattr(lint_mod, "_TIMEOUT", 0.0)
+    linter = lint_mod.Linter()
+    linter.add([_write(tmp_path, "bad.sh", "echo 'unterminated\n")])
+    assert await linter.finish() == {}
+    assert linter.problems == ["bash -n timed out after 0 s on scripts/bad.sh: its syntax is not checked"]
