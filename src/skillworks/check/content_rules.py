@@ -224,6 +224,22 @@ def _line_of(text: str, needle: str, start_line: int) -> int | None:
     return None if pos < 0 else start_line + text.count("\n", 0, pos)
 
 
+def _imported(rel: str, python: list[tuple[str, str]]) -> bool:
+    """`rel` is a package's `__init__.py` or a module another Python file of the skill imports: it is
+    reached through the scripts that import it, so SKILL.md need not name it."""
+    path = PurePosixPath(rel)
+    if path.name == "__init__.py":
+        return True
+    stem = re.escape(path.stem)
+    pattern = re.compile(
+        rf"^\s*(?:from\s+[\w.]*\b{stem}\b[\w.]*\s+import\b"  # from pkg.stem import x, from .stem import x
+        rf"|from\s+[\w.]+\s+import\s+(?:\([\w\s,]*|[ \t\w,]*)\b{stem}\b"  # from pkg import stem
+        rf"|import\s+[ \t\w.,]*\b{stem}\b)",  # import pkg.stem, import a, stem
+        re.M,
+    )
+    return any(pattern.search(text) for other, text in python if other != rel and path.stem in text)
+
+
 def check_references(src: SkillSource) -> list[Finding]:
     """reference-missing, reference-nested, reference-orphan, script-unreferenced."""
     out: list[Finding] = []
@@ -266,12 +282,13 @@ def check_references(src: SkillSource) -> list[Finding]:
         if files[path].is_reference:
             out.append(finding("reference-nested", f"{path} is linked only from {via}, not from SKILL.md", path))
     mentioned = src.body
+    python = [(f.rel, f.text) for f in src.files if f.language == "python" and f.text is not None]
     for f in src.files:
         if f.rel in direct or f.rel in nested:
             continue
         name = PurePosixPath(f.rel).name
         if f.is_script and f.language is not None:
-            if name not in mentioned:
+            if name not in mentioned and not (f.language == "python" and _imported(f.rel, python)):
                 out.append(finding("script-unreferenced", f"{f.rel} is not mentioned in SKILL.md", f.rel))
         elif f.is_reference and f.rel.split("/", 1)[0] in ("references", "reference", "docs") and name not in mentioned:
             out.append(finding("reference-orphan", f"{f.rel} is not linked from SKILL.md", f.rel))

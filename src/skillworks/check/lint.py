@@ -11,6 +11,7 @@ out or gave unreadable output in `CheckReport.lint_problems` (its scripts are th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -57,7 +58,8 @@ async def _run(argv: list[str]) -> tuple[int, bytes, bytes]:
     try:
         out, err = await asyncio.wait_for(proc.communicate(), _TIMEOUT)
     except TimeoutError:
-        proc.kill()
+        with contextlib.suppress(ProcessLookupError):  # it may have ended just now
+            proc.kill()
         await proc.wait()
         return _TIMED_OUT, b"", b"timed out"
     return proc.returncode or 0, out, err

@@ -31,6 +31,55 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.AST]:
                 stack.extend(children)
 
 
+_DEFINITIONS = (
+    ast.Import,
+    ast.ImportFrom,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Assign,
+    ast.AnnAssign,
+    ast.Pass,
+)
+
+
+def _only_definitions(body: list[ast.stmt]) -> bool:
+    for node in body:
+        if isinstance(node, _DEFINITIONS):
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # a docstring
+        # `try: import x / except ImportError`, `if TYPE_CHECKING:`, version switches
+        if (
+            isinstance(node, ast.Try | ast.If)
+            and not _mentions(node, ("__name__", "argv"))
+            and all(_only_definitions(block) for block in _blocks(node))
+        ):
+            continue
+        return False
+    return True
+
+
+def _blocks(node: ast.Try | ast.If) -> list[list[ast.stmt]]:
+    if isinstance(node, ast.If):
+        return [node.body, node.orelse]
+    return [node.body, node.orelse, node.finalbody, *(h.body for h in node.handlers)]
+
+
+def _mentions(node: ast.Try | ast.If, names: tuple[str, ...]) -> bool:
+    test = node.test if isinstance(node, ast.If) else None
+    return test is not None and any(
+        (isinstance(n, ast.Name) and n.id in names) or (isinstance(n, ast.Attribute) and n.attr in names)
+        for n in ast.walk(test)
+    )
+
+
+def _runs_nothing(f: SkillFile, tree: ast.Module) -> bool:
+    """A package's `__init__.py`, or a module whose top level only imports and defines (no `__main__`
+    block, no call): running it does nothing, so it is a library of the skill's scripts, not a script."""
+    return f.path.name == "__init__.py" or _only_definitions(tree.body)
+
+
 def _python_findings(f: SkillFile, text: str) -> list[Finding]:
     try:
         with warnings.catch_warnings():
@@ -43,6 +92,8 @@ def _python_findings(f: SkillFile, text: str) -> list[Finding]:
     except (ValueError, RecursionError, MemoryError) as exc:
         return [finding("script-syntax-error", f"Python source cannot be parsed: {exc}", f.rel, 1)]
     out: list[Finding] = []
+    if _runs_nothing(f, tree):
+        return out  # a module the skill's scripts import: usage text and exit status are its callers' job
     names: set[str] = set()
     has_try = False
     for node in _statements(tree.body):

@@ -59,3 +59,37 @@ def test_duplicate_frontmatter_keys_stay_a_blocking_error(tmp_path: Path) -> Non
     assert [(f.rule_id, f.severity) for f in report.skills[0].blocking] == [
         ("frontmatter-not-strict-yaml", Severity.ERROR)
     ]
+
+
+def test_modules_the_skills_scripts_import_are_not_judged_as_scripts(tmp_path: Path) -> None:
+    """As in Anthropic's docx/pptx skills: a package of helpers under scripts/ that the documented script
+    imports. Its __init__.py and its helper modules need no usage text, exit status or mention in SKILL.md;
+    a script nobody mentions or imports still does."""
+    d = _skill(tmp_path, "report-tool", "", "# Report tool\n\nRun `python scripts/build.py --help` first.\n")
+    scripts = d / "scripts"
+    (scripts / "office" / "helpers").mkdir(parents=True)
+    (scripts / "build.py").write_text(
+        '"""Build the report."""\nimport argparse\nimport sys\n\nfrom office.helpers.merge import merge\n'
+        "from office import layout\n\n\ndef main() -> int:\n"
+        "    parser = argparse.ArgumentParser()\n    parser.parse_args()\n    return merge()\n\n\n"
+        'if __name__ == "__main__":\n    sys.exit(main())\n',
+        encoding="utf-8",
+    )
+    (scripts / "office" / "__init__.py").write_text("", encoding="utf-8")
+    (scripts / "office" / "helpers" / "__init__.py").write_text("from .merge import merge\n", encoding="utf-8")
+    (scripts / "office" / "helpers" / "merge.py").write_text(
+        "import re\n\ntry:\n    import lxml\nexcept ImportError:\n    lxml = None\n\nPATTERN = re.compile('x')\n\n\n"
+        "def merge() -> int:\n    return 0\n",
+        encoding="utf-8",
+    )
+    (scripts / "office" / "layout.py").write_text("WIDTH = 80\n", encoding="utf-8")
+    (scripts / "stray.py").write_text("import sys\n\nprint(sys.argv[1])\n", encoding="utf-8")
+    (scripts / "unused_lib.py").write_text("def helper() -> None:\n    pass\n", encoding="utf-8")
+    report = check_skills([d], lint=False)
+    found = {(f.rule_id, f.file) for f in report.skills[0].findings if f.rule_id.startswith("script-")}
+    assert found == {
+        ("script-unreferenced", "scripts/stray.py"),
+        ("script-no-usage", "scripts/stray.py"),
+        ("script-no-error-handling", "scripts/stray.py"),
+        ("script-unreferenced", "scripts/unused_lib.py"),  # imported by nothing: dead code SKILL.md never names
+    }
