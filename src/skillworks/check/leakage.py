@@ -187,6 +187,7 @@ class _Evidence:
     identifiers: set[str]
     numbers: set[str]
     expected: set[str]
+    ranges: set[tuple[str, str]]  # (low, high) a verifier's chained comparison accepts: `lo <= x <= hi`
 
 
 def _text_files(script_dir: ScriptDir | None) -> list[tuple[Path, str]]:
@@ -221,6 +222,7 @@ def _python_facts(text: str, ev: _Evidence, verifier: bool) -> None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             ev.identifiers.update(t.id for t in targets if isinstance(t, ast.Name) and t.id.isupper())
         if verifier and isinstance(node, ast.Compare):
+            _add_range(ev, node)
             for const in [node.left, *node.comparators]:
                 if isinstance(const, ast.Constant) and not isinstance(const.value, bool):
                     _add_expected(ev, const.value)
@@ -228,6 +230,36 @@ def _python_facts(text: str, ev: _Evidence, verifier: bool) -> None:
             for arg in node.args:
                 if isinstance(arg, ast.Constant):
                     _add_expected(ev, arg.value)
+
+
+def _number(node: ast.expr) -> str | None:
+    value = node.value if isinstance(node, ast.Constant) else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        value = -node.operand.value if isinstance(node.operand.value, int | float) else None
+    return repr(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _add_range(ev: _Evidence, node: ast.Compare) -> None:
+    """`lo <= x <= hi` (or `hi > x > lo`): the range one check accepts. Ranges whose bounds are both
+    everyday numbers (0..1, 0..100) say nothing about this task's answer and are left out."""
+    if len(node.ops) != 2 or len(node.comparators) != 2:
+        return
+    lo, hi = _number(node.left), _number(node.comparators[1])
+    if lo is None or hi is None:
+        return
+    if all(isinstance(op, ast.Gt | ast.GtE) for op in node.ops):
+        lo, hi = hi, lo
+    elif not all(isinstance(op, ast.Lt | ast.LtE) for op in node.ops):
+        return
+    if any(b not in _COMMON_NUMBERS and b not in ("0", "1", "0.0", "1.0", "-1") for b in (lo, hi)):
+        ev.ranges.add((lo, hi))
+
+
+def _range_in(lo: str, hi: str, text: str) -> re.Match[str] | None:
+    """Both bounds of a range on one line, low first, at most 40 characters apart ("0.07-0.11",
+    "between 0.07 and 0.11", "0.07 <= slope <= 0.11")."""
+    edge = r"(?<![\w.])"
+    return re.search(rf"{edge}{re.escape(lo)}(?!\.?\d)[^\n]{{0,40}}?{edge}{re.escape(hi)}(?!\.?\d)", text)
 
 
 def _add_expected(ev: _Evidence, value: object) -> None:
@@ -249,7 +281,7 @@ def _shell_expected(text: str, ev: _Evidence) -> None:
 
 
 def _collect(task: Task) -> _Evidence:
-    ev = _Evidence(set(), set(), set(), set(), set())
+    ev = _Evidence(set(), set(), set(), set(), set(), set())
     # An oracle that runs a byte-identical copy of a skill's own file applies the skill like an expert
     # would: that is the skill flowing into the oracle, not task answers flowing into the skill.
     skill_files = {asset.sha256 for skill in task.skills for asset in skill.assets}
@@ -296,6 +328,7 @@ def _collect(task: Task) -> _Evidence:
     # with digits, spaces or punctuation are distinctive enough to be a leak.
     ev.expected = {v for v in ev.expected if not _VOCABULARY.fullmatch(v) and not stated(v)}
     ev.numbers = {n for n in ev.numbers if not stated(n)}
+    ev.ranges = {(lo, hi) for lo, hi in ev.ranges if not _range_in(lo, hi, task.instruction)}
     return ev
 
 
@@ -393,8 +426,22 @@ def audit_task_leakage(task: Task) -> list[Finding]:
         for rel, text in texts:
             flat = _norm(text)
             out.extend(_oracle_findings(skill.name, rel, text, flat, ev))
+            given: set[str] = set()  # bounds of ranges reported in this file: not reported again one by one
+            for lo, hi in sorted(ev.ranges):
+                if m := _range_in(lo, hi, text):
+                    given.update((lo, hi))
+                    out.append(
+                        finding(
+                            "leak-expected-value",
+                            f"skill {skill.name!r} gives {lo} to {hi}, the range the verifier accepts for one "
+                            "of its checks",
+                            rel,
+                            text.count("\n", 0, m.start()) + 1,
+                            m.group(),
+                        )
+                    )
             for value in sorted(found_values):
-                if not _word_in(value, text):
+                if value in given or not _word_in(value, text):
                     continue
                 share = f"{len(found_values)} of the verifier's {len(ev.expected)} expected value(s)"
                 hit = finding(

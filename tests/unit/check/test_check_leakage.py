@@ -260,3 +260,50 @@ def test_real_skillsbench_tasks_have_no_leakage_error() -> None:
     for task_dir in tasks:
         errors = [f for f in audit_task_leakage(load_task(task_dir)) if f.severity is Severity.ERROR]
         assert errors == [], (task_dir.name, [(f.rule_id, f.evidence) for f in errors])
+
+
+RANGE_VERIFIER = (
+    "def test_trend(result):\n"
+    "    assert 0.07 <= result['slope'] <= 0.11\n"
+    "    assert 60 > result['share'] > 40\n"
+    "    assert 0 <= result['p'] <= 1\n"
+    "    assert result['station'] == 'LK-0042-north'\n"
+    "    assert result['method'] == 'theil-sen robust'\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("note", "found"),
+    [
+        ("# The warming trend comes out at 0.07-0.11 degC per decade.\n", [("0.07", "0.11")]),
+        ("# Expect a slope between 0.07 and 0.11; the share is 40–60 %.\n", [("0.07", "0.11"), ("40", "60")]),
+        ("# Slopes usually fall between 0.05 and 0.2 per decade; p is 0 to 1.\n", []),
+        ("# Keep 0.07 as the step.\n# Clip at 0.11.\n", []),  # not given as a range
+    ],
+)
+def test_a_range_the_verifier_accepts_is_an_answer(tmp_path: Path, note: str, found: list[tuple[str, str]]) -> None:
+    """A generated pack wrote "slope 0.07–0.11" for a verifier checking `0.07 <= slope <= 0.11`: one check's
+    answer, so an error (with the bounds reported once), whatever share of the other expected values it has."""
+    task = _mini_task(
+        tmp_path,
+        skill_script=SCRIPT + note,
+        oracle_files={"solve.sh": "true\n"},
+        verifier_py=RANGE_VERIFIER,
+        instruction="Estimate the lake's warming trend and the share explained by air temperature.",
+    )
+    ranges = [f for f in audit_task_leakage(task) if "the range the verifier accepts" in f.message]
+    assert [tuple(f.message.split(" gives ")[1].split(", ")[0].split(" to ")) for f in ranges] == found
+    assert all(f.severity is Severity.ERROR and f.file == "skills/report-tool/scripts/report.py" for f in ranges)
+    singles = [f.evidence for f in audit_task_leakage(task) if f.rule_id == "leak-expected-value" and f not in ranges]
+    assert not {b for pair in found for b in pair} & set(singles)
+
+
+def test_a_range_the_instruction_states_is_specification(tmp_path: Path) -> None:
+    task = _mini_task(
+        tmp_path,
+        skill_script=SCRIPT + "# A plausible slope is 0.07-0.11 per decade.\n",
+        oracle_files={"solve.sh": "true\n"},
+        verifier_py=RANGE_VERIFIER,
+        instruction="Estimate the lake's warming trend; a plausible slope is between 0.07 and 0.11 degC per decade.",
+    )
+    assert not [f for f in audit_task_leakage(task) if "the range the verifier accepts" in f.message]
