@@ -138,6 +138,15 @@ class Chromium:
         self._send("Target.closeTarget", {"targetId": target})
         return report
 
+    def open(self, url: str) -> Tab:
+        """A tab on ``url`` (any URL, e.g. a loopback server's) to drive with JavaScript."""
+        target = self._send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = self._send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        for domain in ("Page", "Runtime", "Log"):
+            self._send(f"{domain}.enable", session=session)
+        self._send("Page.navigate", {"url": url}, session=session)
+        return Tab(self, target, session)
+
     def close(self) -> None:
         with contextlib.suppress(RuntimeError, OSError):
             self._send("Browser.close")
@@ -148,6 +157,53 @@ class Chromium:
             self.proc.wait()
         os.close(self._cmd_w)
         os.close(self._resp_r)
+
+
+class Tab:
+    """One open tab: `eval` runs JavaScript in it, `wait` polls a JavaScript condition; `errors` lists the
+    console errors and uncaught exceptions seen so far."""
+
+    def __init__(self, browser: Chromium, target: str, session: str) -> None:
+        self._browser, self._target, self._session = browser, target, session
+
+    def eval(self, expression: str) -> Any:
+        reply = self._browser._send(
+            "Runtime.evaluate",
+            {"expression": expression, "returnByValue": True, "awaitPromise": True},
+            session=self._session,
+        )
+        if "exceptionDetails" in reply:
+            raise RuntimeError(f"{expression}: {reply['exceptionDetails'].get('text')}")
+        return reply["result"].get("value")
+
+    def wait(self, condition: str, timeout: float = 20.0) -> float:
+        """Seconds until ``condition`` (JavaScript) is true in the page."""
+        start = time.monotonic()
+        while True:
+            with contextlib.suppress(RuntimeError):
+                if self.eval(f"!!({condition})"):
+                    return time.monotonic() - start
+            if time.monotonic() - start > timeout:
+                raise AssertionError(f"not true within {timeout} s: {condition}; errors {self.errors}")
+            time.sleep(0.05)
+
+    @property
+    def errors(self) -> list[str]:
+        out = []
+        for e in self._browser._events:
+            if e.get("sessionId") != self._session:
+                continue
+            p, method = e.get("params", {}), e.get("method")
+            if method == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
+                out.append("console: " + " ".join(str(a.get("value")) for a in p.get("args", [])))
+            elif method == "Runtime.exceptionThrown":
+                out.append("exception: " + str(p.get("exceptionDetails", {}).get("text")))
+            elif method == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
+                out.append("log: " + str(p["entry"].get("text")))
+        return out
+
+    def close(self) -> None:
+        self._browser._send("Target.closeTarget", {"targetId": self._target})
 
 
 def _free_port() -> int:

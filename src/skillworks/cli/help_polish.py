@@ -24,6 +24,7 @@ EXAMPLES: dict[str, list[str]] = {
         "skillworks check skills/",
         "skillworks check skills/ --format sarif --output check.sarif",
     ],
+    "view": ["skillworks view runs/", "skillworks view runs/a runs/b --port 0"],
     "eval-report": ["skillworks eval-report runs/eval-a runs/eval-b --out runs/eval-combined"],
     "eval": [
         "skillworks eval skills/my-skill --model anthropic/claude-sonnet-4-5 --judge-model openai/gpt-5-mini",

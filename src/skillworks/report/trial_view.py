@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from skillworks.errors import first_validation_error
 from skillworks.results import TrialResult
 from skillworks.trajectory.models import Agent, ContentPart, Observation, ObservationResult, Step, ToolCall, Trajectory
-from skillworks.trajectory.skill_use import StagedSkillRef, detect_skill_use
+from skillworks.trajectory.skill_use import StagedSkillRef, detect_skill_use, tool_result_failed
 
 TEXT_LIMIT = 6_000  # characters of one message, argument block or tool result shown on a page
 RAW_FILES = ("trajectory.json", "gateway.jsonl", "skills.json", "metrics.json", "behavior.json")
@@ -41,6 +41,7 @@ class CallView:
     skill_loads: list[str]
     scripts_run: list[str]
     failed_loads: list[str]
+    failed: bool = False  # the tool said it failed (an error result, as the harness's converter recorded it)
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,7 @@ def _steps(traj: Trajectory, refs: list[StagedSkillRef], skills_dir: str | None)
                     skill_loads=list(use.invoked) if use else [],
                     scripts_run=list(use.scripts_run) if use else [],
                     failed_loads=list(use.failed) if use else [],
+                    failed=answer is not None and tool_result_failed(answer),
                 )
             )
         out.append(

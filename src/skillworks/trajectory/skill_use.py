@@ -300,6 +300,11 @@ def _succeeded(result: ObservationResult) -> bool:
     return not (isinstance(status, str) and status.lower() in _FAILED_STATUSES)
 
 
+def tool_result_failed(result: ObservationResult) -> bool:
+    """Whether a tool's result is marked as a failure (`extra.is_error`, or an `extra.status` of error/failed...)."""
+    return not _succeeded(result)
+
+
 def _result_text(result: ObservationResult) -> str:
     content = result.content
     return content if isinstance(content, str) else "".join(getattr(p, "text", None) or "" for p in content or [])

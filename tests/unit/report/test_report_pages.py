@@ -136,6 +136,11 @@ def test_trial_page_highlights_skill_use_and_escapes_the_trajectory(fx: Any, tmp
     assert "skill load: skill-a" in page and "script: skill-a/scripts/run.py" in page
     assert "failed skill load: skill-a" in page  # the call whose result is an error
     assert page.count("skill load: skill-a") == 2  # one load, one failed load
+    # a failed tool call is marked as one, on the call (in the none trial too, where it is no skill load)
+    assert (
+        page.count('<div class="call failed">') == 1 and page.count('<span class="tag call-failed">failed</span>') == 1
+    )
+    assert page.count('<div class="call">') == 2
     assert 'class="step agent skill"' in page
     assert "in 1,200 · cached 1,000 · out 30" in page  # usage per step
     assert "runs the script" in page and "&lt;b&gt;never&lt;/b&gt;" in page  # behaviour verdicts with evidence
@@ -143,6 +148,7 @@ def test_trial_page_highlights_skill_use_and_escapes_the_trajectory(fx: Any, tmp
     assert "reward 1; style 0.25" in page
     none_page = (run / "trials" / "t1__none__a1__t0" / "trial.html").read_text()
     assert "skill load:" not in none_page  # nothing staged: the same call is not a skill load
+    assert none_page.count('<div class="call failed">') == 1
     pair = (run / "pairs" / "t1__curated__a1__t0__vs__none.html").read_text()
     assert pair.count('<div class="side">') == 2 and "<script" not in pair
     assert all(p.is_file() for p in links_of(run / "pairs" / "t1__curated__a1__t0__vs__none.html"))
