@@ -22,8 +22,13 @@ def register(app: typer.Typer) -> None:
             list[str],
             typer.Argument(help="Harbor job directories, each as CONDITION=DIR (e.g. none=jobs/a) or DIR"),
         ],
-        out: Annotated[Path, typer.Option("--out", "-o", help="the run directory to write (new or empty)")],
-        run_id: Annotated[str | None, typer.Option(help="run id (default: the --out directory's name)")] = None,
+        out: Annotated[
+            Path, typer.Option("--out", "-o", help="where run directories go (as for run, eval, evolve)")
+        ] = Path("runs"),
+        run_id: Annotated[
+            str | None,
+            typer.Option(help="run id: the run directory is OUT/RUN_ID, new or empty (default: the first job's name)"),
+        ] = None,
         skills: Annotated[
             list[str] | None,
             typer.Option(
@@ -43,7 +48,13 @@ def register(app: typer.Typer) -> None:
             if not sep or not condition or not path:
                 raise UserError(f"--skills expects CONDITION=DIR, got {item!r}")
             given[condition] = Path(path)
-        summary = import_harbor_jobs([parse_job_arg(j) for j in jobs], out, run_id=run_id, skills=given)
+        from skillworks.experiment.store import check_run_id
+
+        parsed = [parse_job_arg(j) for j in jobs]
+        if run_id is None and parsed:
+            run_id = parsed[0].path.resolve().name
+        run_id = check_run_id(run_id or "harbor-import")
+        summary = import_harbor_jobs(parsed, out / run_id, run_id=run_id, skills=given)
         per = ", ".join(f"{c}: {n}" for c, n in summary.by_condition.items())
         typer.echo(f"imported {summary.trials} trials ({per}; {summary.errors} errors) into {summary.run_dir}")
         for origin, n in summary.usage_origins.items():

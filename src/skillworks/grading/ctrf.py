@@ -1,4 +1,9 @@
-"""CTRF (Common Test Report Format) reader: per-test results from a verifier's ctrf.json."""
+"""CTRF (Common Test Report Format) reader: per-test results from a verifier's ctrf.json.
+
+CTRF gives durations in milliseconds, but not every producer does: pytest-json-ctrf 0.3.5 (pinned by real
+SkillsBench verifiers) writes seconds, 0.3.6 milliseconds, both with `start`/`stop` in epoch seconds. A
+duration is therefore read in the unit its own test's (else the report's) `start`/`stop` span says, and
+taken as milliseconds when nothing tells (the standard's unit)."""
 
 from __future__ import annotations
 
@@ -17,16 +22,68 @@ def read_ctrf(path: Path) -> list[TestResult]:
     except (OSError, ValueError, KeyError, TypeError):
         return []
     out: list[TestResult] = []
+    fallback = _report_unit(data, tests)
     for test in tests if isinstance(tests, list) else []:
         if not isinstance(test, dict) or "name" not in test:
             continue
         duration = test.get("duration")
+        if isinstance(duration, int | float) and not isinstance(duration, bool):
+            duration = duration * _ms_per_unit(duration, _span(test), fallback)
+        else:
+            duration = None
         out.append(
             TestResult(
                 name=str(test["name"]),
                 status=str(test.get("status", "other")),
-                duration_ms=float(duration) if isinstance(duration, int | float) else None,
+                duration_ms=float(duration) if duration is not None else None,
                 message=str(test["message"]) if test.get("message") is not None else None,
             )
         )
     return out
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _span(item: Any) -> tuple[float, float] | None:
+    """(stop - start, milliseconds per unit of start/stop) of an item with both; epoch seconds are ~1.7e9,
+    epoch milliseconds ~1.7e12."""
+    if not isinstance(item, dict):
+        return None
+    start, stop = _num(item.get("start")), _num(item.get("stop"))
+    if start is None or stop is None or stop <= start:
+        return None
+    return stop - start, 1.0 if start > 1e11 else 1000.0
+
+
+def _ms_per_unit(duration: float, span: tuple[float, float] | None, fallback: float) -> float:
+    """Milliseconds per unit of ``duration``: the unit of its span's start/stop when the two agree, a
+    thousandth of it when the duration is 1000 times the span, else ``fallback``."""
+    if span is None or duration <= 0:
+        return fallback
+    width, unit_ms = span
+    ratio = duration / width
+    if 0.5 <= ratio <= 2.0:
+        return unit_ms
+    if 500.0 <= ratio <= 2000.0:
+        return unit_ms / 1000.0
+    return fallback
+
+
+def _report_unit(data: Any, tests: Any) -> float:
+    """The unit of the report's durations from its summary's span (tests run one after another, so their
+    durations add up to about the span), for tests that carry no start/stop of their own; else ms."""
+    summary = data.get("results", {}).get("summary") if isinstance(data, dict) else None
+    span = _span(summary)
+    durations = [_num(t.get("duration")) for t in tests if isinstance(t, dict)] if isinstance(tests, list) else []
+    total = sum(d for d in durations if d is not None and d > 0)
+    if span is None or total <= 0:
+        return 1.0
+    width, unit_ms = span
+    ratio = total / width
+    if 0.2 <= ratio <= 1.5:
+        return unit_ms
+    if 200.0 <= ratio <= 1500.0:
+        return unit_ms / 1000.0
+    return 1.0

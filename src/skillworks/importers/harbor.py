@@ -52,7 +52,7 @@ from skillworks.grading.ctrf import read_ctrf
 from skillworks.importers.harbor_format import ExceptionInfo, HarborTrialResult, JobConfig
 from skillworks.results import FailureMode, Phase, SkillUse, Timings, TrialError, TrialResult, Usage, outcome_for
 from skillworks.skills.package import SkillPackage
-from skillworks.trajectory.models import Trajectory
+from skillworks.trajectory.models import Step, Trajectory
 from skillworks.trajectory.skill_use import StagedSkillRef, detect_skill_use
 from skillworks.trajectory.usage import usage_per_call
 from skillworks.trajectory.validate import TrajectoryError, validate_trajectory
@@ -78,6 +78,7 @@ class ImportSummary:
     warnings: list[str] = field(default_factory=list)
     usage_origins: dict[str, int] = field(default_factory=dict)
     without_skill_info: int = 0  # trials whose visible skills are unknown (no skill use recorded)
+    continued_trajectories: int = 0  # trials whose trajectory came in parts (continued_trajectory_ref)
 
 
 @dataclass
@@ -331,9 +332,13 @@ def _import_trial(
             shutil.copytree(t.dir / sub, trial_dir / sub, symlinks=True)
             paths[sub] = f"trials/{tid}/{sub}"
 
-    traj = _trajectory(t.dir / "agent" / "trajectory.json", summary)
+    traj, parts = _trajectory(t.dir / "agent" / "trajectory.json", summary)
     if traj is not None:
-        shutil.copy2(t.dir / "agent" / "trajectory.json", trial_dir / "trajectory.json")
+        if len(parts) > 1:  # the joined trajectory; Harbor's parts stay untouched under agent/
+            (trial_dir / "trajectory.json").write_text(json.dumps(traj.to_json_dict(), ensure_ascii=False))
+            summary.continued_trajectories += 1
+        else:
+            shutil.copy2(t.dir / "agent" / "trajectory.json", trial_dir / "trajectory.json")
         paths["trajectory"] = f"trials/{tid}/trajectory.json"
 
     skill_use = SkillUse()
@@ -384,14 +389,55 @@ def _import_trial(
     )
 
 
-def _trajectory(path: Path, summary: ImportSummary) -> Trajectory | None:
+_MAX_CONTINUATIONS = 100
+
+
+def _trajectory(path: Path, summary: ImportSummary) -> tuple[Trajectory | None, list[str]]:
+    """The trial's trajectory with its continuations (`continued_trajectory_ref`: the next part after a
+    context hand-off, a file beside it) joined into one, and the names of the parts. A continuation's
+    steps copied from the earlier context (`is_copied_context`) are left out, so that neither usage nor
+    skill use counts them twice; a reference that leaves the agent dir, loops or does not validate ends
+    the chain with a warning (the parts before it stay)."""
     if not path.is_file():
-        return None
+        return None, []
     try:
-        return validate_trajectory(path)
+        first = validate_trajectory(path)
     except TrajectoryError as exc:
         summary.warnings.append(f"{exc} (kept under agent/, not used as the trial's trajectory)")
-        return None
+        return None, []
+    parts, names = [first], [path.name]
+    ref = first.continued_trajectory_ref
+    while ref:
+        nxt = path.parent / ref
+        if "/" in ref or "\\" in ref or ref in (".", "..") or nxt.is_symlink() or not nxt.is_file():
+            summary.warnings.append(
+                f"{path.parent / names[-1]}: continued_trajectory_ref {ref!r} is not a file beside it"
+            )
+            break
+        if ref in names or len(names) > _MAX_CONTINUATIONS:
+            summary.warnings.append(f"{path.parent / names[-1]}: continued_trajectory_ref {ref!r} loops or runs on")
+            break
+        try:
+            part = validate_trajectory(nxt)
+        except TrajectoryError as exc:
+            summary.warnings.append(f"{exc} (the continuation is not used)")
+            break
+        parts.append(part)
+        names.append(ref)
+        ref = part.continued_trajectory_ref
+    if len(parts) == 1:
+        return first, names
+    steps: list[Step] = []
+    for i, part in enumerate(parts):
+        for step in part.steps:
+            if i and step.is_copied_context:
+                continue
+            steps.append(step.model_copy(update={"step_id": len(steps) + 1}))
+    extra = {**(first.extra or {}), "continuations": names[1:]}
+    joined = first.model_copy(
+        update={"steps": steps, "continued_trajectory_ref": None, "extra": extra, "final_metrics": None}
+    )
+    return joined, names
 
 
 def _grade(

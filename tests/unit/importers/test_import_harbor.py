@@ -278,12 +278,14 @@ def test_cli_import_then_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     none, curated = _jobs(tmp_path / "jobs")
-    out = tmp_path / "runs" / "r1"
-    assert _cli(monkeypatch, "import", "harbor", f"none={none}", f"curated={curated}", "--out", str(out)) == 0
+    out = tmp_path / "runs" / "r1"  # --out is where run dirs go, as for `run`; the run dir is OUT/RUN_ID
+    args = ("import", "harbor", f"none={none}", f"curated={curated}", "--out", str(out.parent), "--run-id", "r1")
+    assert _cli(monkeypatch, *args) == 0
     captured = capsys.readouterr()
     assert captured.out.splitlines()[0] == f"imported 11 trials (none: 6, curated: 5; 1 errors) into {out}"
     assert "usage of 10 trials: harbor agent_result" in captured.out
     assert f"skipped (no result.json, unfinished): {curated / 't2__unfinished'}" in captured.err
+    assert json.loads((out / "experiment.json").read_text())["run_id"] == "r1"
     assert _cli(monkeypatch, "report", str(out), "--resamples", "200") == 0
     report = capsys.readouterr().out
     # none: t1 1/3, t2 2/3 (the errored trial is a 0 in the frame) -> 50.0%; curated: t1 1, t2 1.5/3 -> 75.0%
@@ -342,3 +344,56 @@ def test_skill_use_is_detected_against_the_skills_the_trial_could_see(tmp_path: 
     assert import_harbor_jobs([HarborJob(job, "curated")], tmp_path / "run3").without_skill_info == 1
     with pytest.raises(UserError, match="no skill"):
         import_harbor_jobs([HarborJob(job, "curated")], tmp_path / "run4", skills={"curated": tmp_path / "jobs"})
+
+
+def test_a_continued_trajectory_is_read_to_its_end_and_counted_once(tmp_path: Path) -> None:
+    """A trajectory in parts (`continued_trajectory_ref`, as Terminus-2 writes after a context hand-off):
+    the later part's usage and skill use count, its copies of the earlier context do not."""
+    calls = [{"tool_call_id": "toolu_01", "function_name": "Skill", "arguments": {"skill": "csv-report"}}]
+    first = claude_code_trajectory()
+    first["continued_trajectory_ref"] = "trajectory.1.json"
+    job = write_job(tmp_path / "jobs", "with-skills", [HarborTrial("t1", 1.0, trajectory=first, tokens=None)])
+    agent_dir = next(job.glob("t1__*/agent"))
+    later = claude_code_trajectory(skill_calls=calls)  # the skill is loaded only after the hand-off
+    copied = dict(first["steps"][1], step_id=2, is_copied_context=True)
+    later["steps"] = [
+        {"step_id": 1, "source": "user", "message": "handoff summary"},
+        copied,
+        *[dict(s, step_id=i + 3) for i, s in enumerate(later["steps"][1:])],
+    ]
+    later.pop("final_metrics", None)
+    (agent_dir / "trajectory.1.json").write_text(json.dumps(later))
+    skills = tmp_path / "skills"
+    _skill(skills)
+    out = tmp_path / "run"
+    summary = import_harbor_jobs([HarborJob(job, "curated")], out, skills={"curated": skills})
+    assert summary.continued_trajectories == 1 and summary.warnings == []
+    (r,) = RunStore(out).read_results()
+    assert r.skill_use.invoked == ["csv-report"]  # from the continuation
+    joined = json.loads((out / r.paths["trajectory"]).read_text())
+    assert joined["extra"]["continuations"] == ["trajectory.1.json"] and "continued_trajectory_ref" not in joined
+    assert not any(s.get("is_copied_context") for s in joined["steps"])
+    assert [s["step_id"] for s in joined["steps"]] == list(range(1, len(joined["steps"]) + 1))
+    single = import_harbor_jobs(
+        [
+            HarborJob(
+                write_job(
+                    tmp_path / "j2", "a", [HarborTrial("t1", 1.0, trajectory=claude_code_trajectory(), tokens=None)]
+                )
+            )
+        ],
+        tmp_path / "run2",
+    )
+    (one,) = RunStore(tmp_path / "run2").read_results()
+    assert single.continued_trajectories == 0 and r.usage.calls > one.usage.calls  # the later part's calls count
+    assert r.usage.input_tokens > one.usage.input_tokens
+
+    # a reference out of the agent dir, or a loop, ends the chain with a warning; the first part stays
+    for ref in ("../../../../etc/passwd", "trajectory.json"):
+        first["continued_trajectory_ref"] = ref
+        (next(job.glob("t1__*/agent")) / "trajectory.json").write_text(json.dumps(first))
+        run = tmp_path / f"run-{len(list(tmp_path.iterdir()))}"
+        summary = import_harbor_jobs([HarborJob(job, "curated")], run, skills={"curated": skills})
+        assert len(summary.warnings) == 1 and "continued_trajectory_ref" in summary.warnings[0], summary.warnings
+        (bad,) = RunStore(run).read_results()
+        assert bad.skill_use.invoked == [] and "trajectory" in bad.paths
