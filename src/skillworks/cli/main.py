@@ -34,6 +34,7 @@ _COMMAND_MODULES = (
     "trajectory_cmd",
     "compile_cmd",
     "import_cmd",
+    "trigger_cmd",
 )
 
 
