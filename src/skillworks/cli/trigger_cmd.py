@@ -50,6 +50,25 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[int, typer.Option(help="base seed")] = 0,
         env: Annotated[str, typer.Option(help="sandbox backend: local (bubblewrap) or container")] = "local",
         format: Annotated[str, typer.Option("--format", help="text | json (the trigger.json report)")] = "text",
+        generate_negatives: Annotated[
+            int | None,
+            typer.Option("--generate-negatives", min=1, help="write N near-miss queries for review; run nothing"),
+        ] = None,
+        negatives_out: Annotated[
+            Path | None, typer.Option(help="file for --generate-negatives (default: <out>/<skill>.negatives.json)")
+        ] = None,
+        optimize_description: Annotated[
+            bool, typer.Option("--optimize-description", help="propose and test description variants (via --model)")
+        ] = False,
+        proposer_model: Annotated[
+            str | None, typer.Option(help="model proposing variants / negatives (default: --model)")
+        ] = None,
+        rounds: Annotated[int, typer.Option(min=1, help="--optimize-description: proposal rounds")] = 3,
+        variants: Annotated[int, typer.Option(min=1, help="--optimize-description: variants per round")] = 3,
+        holdout: Annotated[float, typer.Option(help="--optimize-description: held-out share of the queries")] = 0.5,
+        write: Annotated[
+            bool, typer.Option("--write", help="--optimize-description: rewrite SKILL.md with an accepted variant")
+        ] = False,
     ) -> None:
         """Trigger evaluation: per-query trigger rates, precision / recall / F1 / accuracy, routing."""
         from rich.console import Console
@@ -80,6 +99,12 @@ def register(app: typer.Typer) -> None:
             env=env,
         )
         console = Console(stderr=True)
+        if generate_negatives is not None:
+            _negatives(options, proposer_model or model, generate_negatives, negatives_out)
+            return
+        if optimize_description:
+            _optimize(options, proposer_model, rounds, variants, holdout, write)
+            return
         try:
             outcome = run_async(run_trigger(options, console=console))
         except (KeyboardInterrupt, asyncio.CancelledError):
@@ -105,3 +130,39 @@ def register(app: typer.Typer) -> None:
                        f"{q.triggered}/{q.scored}{routed}: {q.query[:70]}")  # fmt: skip
         for name in ("html", "md", "json"):
             typer.echo(f"  {name}: {outcome.reports[name]}")
+
+
+def _negatives(options: object, model: str | None, n: int, dest: Path | None) -> None:
+    from skillworks.skills.package import load_skill
+    from skillworks.trigger import TriggerOptions, write_queries
+    from skillworks.trigger.propose import generate_negatives
+
+    assert isinstance(options, TriggerOptions)
+    if model is None:
+        raise UserError("--generate-negatives needs --model (or --proposer-model)")
+    skill = load_skill(options.skill)
+    path = dest or options.out / f"{skill.name}.negatives.json"
+    if path.exists():
+        raise UserError("refusing to overwrite an existing file; pass another --negatives-out", path)
+    found = run_async(generate_negatives(model, options.api_base, skill.name, skill.description, n, path.parent))
+    write_queries(found, path, skill.name)
+    typer.echo(f"wrote {len(found)} near-miss negative(s) for review (not added to {options.queries}): {path}")
+
+
+def _optimize(options: object, model: str | None, rounds: int, variants: int, holdout: float, write: bool) -> None:
+    from skillworks.trigger import TriggerOptions, load_queries
+    from skillworks.trigger.optimize import OptimizeOptions, optimize_description
+
+    assert isinstance(options, TriggerOptions)
+    opt = OptimizeOptions(options, rounds=rounds, variants=variants, holdout=holdout, write=write,
+                          proposer_model=model)  # fmt: skip
+    outcome = run_async(optimize_description(opt, load_queries(options.queries)))
+    for c in outcome.candidates:
+        mark = "ACCEPTED" if c.accepted else "kept out"
+        typer.echo(f"  {c.label}: train F1 {c.train_f1}, held-out F1 {c.heldout_f1}: {mark} — {c.reason}")
+    if outcome.accepted:
+        where = "SKILL.md rewritten" if outcome.written else "SKILL.md unchanged (pass --write to apply)"
+        typer.echo(f"accepted description ({where}):\n  {outcome.final}")
+    else:
+        typer.echo("no variant improved held-out F1 beyond its interval; the description stays")
+    typer.echo(f"history: {outcome.history}")
