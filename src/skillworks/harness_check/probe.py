@@ -138,7 +138,20 @@ async def _static(package_root: Path) -> tuple[bool, list[str]]:
     return not blocking, blocking
 
 
+# what a CLI answered, and the rule that should flag its cause (found on the public corpus: Claude Code 2.1.328 runs
+# a body's !`command` when it loads the skill, and a failing command refuses the load)
+_SAID_CAUSES: dict[str, tuple[str, str]] = {
+    "Shell command failed for pattern": (
+        "inline-shell-at-load",
+        "Claude Code runs the body's !`command` on load; the command failed there, so the load was refused",
+    ),
+}
+
+
 def _should_have_caught(package: SkillPackage, said: str | None) -> str:
+    for marker, (rule, why) in _SAID_CAUSES.items():
+        if said and marker in said:
+            return f"{rule}: {why}"
     for key, (rule, why) in _KNOWN_CAUSES.items():
         if package.frontmatter.get(key) is True or (said and key in said):
             return f"{rule}: {why}"

@@ -25,3 +25,16 @@ def test_harness_names() -> None:
     assert harness_names("codex, claude-code") == ["codex", "claude-code"]
     with pytest.raises(UserError, match="unknown harness 'x'"):
         harness_names("codex,x")
+
+
+def test_the_rule_that_should_have_caught_a_drop(tmp_path: Path) -> None:
+    from skillworks.harness_check.probe import _should_have_caught
+    from skillworks.skills.package import load_skill
+
+    skill = tmp_path / "s"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("---\nname: s\ndescription: d\ndisable-model-invocation: true\n---\nbody\n")
+    package = load_skill(skill)
+    assert _should_have_caught(package, None).startswith("model-invocation-disabled")
+    said = 'Shell command failed for pattern "!`bash x.sh`": [stderr] bash: x.sh: No such file'
+    assert _should_have_caught(package, said).startswith("inline-shell-at-load")
