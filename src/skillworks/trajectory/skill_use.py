@@ -4,8 +4,9 @@ Only tool calls count: a skill name in the agent's prose, reasoning or in tool *
 - read: a read-type tool whose path argument, or a shell command whose text, names
   `<skill dir>/<name>/SKILL.md` where the skill dir is the staged location or any skills dir (`.../skills/`,
   `.../skill/`), for a staged skill `<name>`; a shell command only when the file reached the agent: its output
-  shows the SKILL.md (the `name: <skill>` line or a distinctive body line), or, with no output recorded, the
-  command prints files (`cat`, `head`, `sed`, …). `test -f`, `ls -l`, `wc -c`, `stat` name the file but are no read;
+  shows the SKILL.md (the `name: <skill>` line or a distinctive body line) and the command runs something that
+  prints files (`cat`, `head`, `sed`, …, an interpreter), or, with no output recorded, it runs such a command:
+  `test -f`, `ls -l`, `wc -c`, `stat` name the file but are no read;
 - invoked: read ∪ skills loaded through a skill tool (Claude Code `Skill {"skill"|"command": name}`, the
   builtin agent's and OpenCode's `skill {"name"}`, Gemini CLI `activate_skill {"name"}`, OpenHands
   `invoke_skill {"name"}`, the opencode-skills plugin's `skills_<name>` tools) — only when the load
@@ -224,7 +225,8 @@ def detect_skill_use(
                 continue  # cheap pre-filter: every match names the skill or its staged root
             mentioned = _skill_md_mentions(text, by_name, roots) + _skill_md_after_cd(text, by_name, roots)
             if result is not None:  # read only what reached the agent: `test -f`, `ls -l`, `wc -c`, `stat` do not
-                shown_md = [n for n in mentioned if _printed_content(result, by_name[n])]
+                prints = _prints_files(text)  # and an `echo "name: x"` beside an `ls` is no read
+                shown_md = [n for n in mentioned if prints and _printed_content(result, by_name[n])]
                 if not _succeeded(result):
                     failed += [n for n in mentioned if n not in shown_md]
                 mentioned = shown_md
@@ -334,12 +336,28 @@ def _printed_content(result: ObservationResult, ref: StagedSkillRef) -> bool:
     return any(line in text for line in ref.body_lines)
 
 
-_PRINTERS = frozenset({*("cat", "head", "tail", "less", "more", "nl", "bat", "view", "sed", "awk", "grep", "rg")})
+_PRINTERS = frozenset(
+    {
+        *("cat", "head", "tail", "less", "more", "nl", "bat", "batcat", "view", "sed", "awk", "grep", "rg", "tac"),
+        *("cut", "strings", "xxd", "od", "jq", "python", "python3", "node"),
+    }
+)
 
 
 def _prints_files(text: str) -> bool:
-    """Whether a shell command (with no recorded output) runs a command that prints file content."""
-    return any(words and posixpath.basename(words[0]) in _PRINTERS for words in _simple_commands(text))
+    """Whether a shell command runs a command that can print a file's content (a reader, a filter, or an
+    interpreter); without one, text in its output that looks like the SKILL.md was not read from it."""
+    for words in _simple_commands(text):
+        while words and (posixpath.basename(words[0]) in _WRAPPERS or "=" in words[0] or words[0].isdigit()):
+            words = words[1:]  # `sudo cat`, `timeout 5 head`, `LC_ALL=C sed`
+        head = posixpath.basename(words[0]) if words else ""
+        if head in _PRINTERS:
+            return True
+        if head in ("bash", "sh", "zsh", "dash") and any("c" in w for w in words[1:] if w.startswith("-")):
+            inner = next((w for w in words[1:] if not w.startswith("-")), "")  # `bash -lc '<script>'`
+            if _prints_files(inner):
+                return True
+    return False
 
 
 def _is_read_tool(name: str, arguments: dict[str, Any]) -> bool:

@@ -151,6 +151,7 @@ def test_skill_tools_of_each_harness(name: str, args: dict[str, Any]) -> None:
         ("command_execution", {"command": "/bin/bash -lc \"sed -n '1,80p' /root/.agents/skills/csv-report/SKILL.md\""}),
         ("run_shell_command", {"command": "cd /root/.codex/skills && head -50 csv-report/SKILL.md"}),
         ("bash", {"command": "cd /opt/staged/csv-report && cat SKILL.md"}),
+        ("Bash", {"command": "timeout 5 sudo head -n 20 ~/.claude/skills/csv-report/SKILL.md"}),
     ],
 )
 def test_reads_of_skill_md(name: str, args: dict[str, Any]) -> None:
@@ -174,6 +175,9 @@ def test_reads_of_skill_md(name: str, args: dict[str, Any]) -> None:
         ),
         ("cat ~/.claude/skills/csv-report/SKILL.md | wc -l", "14"),
         ("[ -e /root/.agents/skills/csv-report/SKILL.md ]", ""),
+        # an attack: the output looks like the file, but nothing read it
+        ("ls ~/.claude/skills/csv-report/SKILL.md && echo 'name: csv-report'", "SKILL.md\nname: csv-report"),
+        ("printf -- '---\\nname: csv-report\\n' # /root/.agents/skills/csv-report/SKILL.md", CSV_SKILL_MD),
     ],
 )
 def test_a_command_that_only_tests_or_measures_skill_md_is_no_read(command: str, output: str) -> None:
