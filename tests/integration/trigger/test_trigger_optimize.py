@@ -125,3 +125,28 @@ def test_generate_negatives_writes_a_review_file_and_leaves_the_queries_alone(tm
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert again.returncode == 2 and "refusing to overwrite" in again.stderr
+
+
+def test_the_cli_optimiser_keeps_a_description_that_changes_nothing(tmp_path: Path) -> None:
+    """The real CLI path: trigger runs score each description (this scripted agent ignores the description), the
+    proposer answers through the gateway; a variant no better on training never reaches the held-out test."""
+    skill = tmp_path / "csv-column-stats"
+    shutil.copytree(SKILL, skill)
+    before = (skill / "SKILL.md").read_text()
+    proposer = tmp_path / "proposer.json"
+    proposer.write_text(json.dumps({"default": [{"text": json.dumps({"variants": [V_REAL]})}]}))
+    agent = REPO / "examples" / "trigger" / "csv-column-stats.builtin.yaml"
+    proc = subprocess.run(
+        [sys.executable, "-m", "skillworks.cli.main", "trigger", str(skill), "--queries",
+         str(REPO / "examples" / "trigger" / "csv-column-stats.queries.json"), "--model", f"scripted/{agent}",
+         "--proposer-model", f"scripted/{proposer}", "--optimize-description", "--rounds", "1", "--variants", "1",
+         "--trials", "1", "--concurrency", "4", "--write", "--out", str(tmp_path / "runs"), "--run-id", "opt"],
+        capture_output=True, text=True, timeout=600, env={**os.environ, "COLUMNS": "200"},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    history = json.loads((tmp_path / "runs" / "opt" / "history.json").read_text())
+    [current, variant] = history["candidates"]
+    assert current["train_f1"] == variant["train_f1"]  # the same agent behaviour under both descriptions
+    assert not history["accepted"] and "no better than the current description" in variant["reason"]
+    assert (skill / "SKILL.md").read_text() == before  # --write changes nothing without an accepted variant
+    assert "the description stays" in proc.stdout
