@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -66,8 +67,6 @@ def build_report(outcome: TriggerOutcome, options: TriggerOptions, description: 
 
 
 def _names(outcome: TriggerOutcome, key: str) -> list[str]:
-    import json
-
     try:
         spec = json.loads((outcome.run_dir / "experiment.json").read_text())
         return list(spec["extra"]["trigger"][key])
@@ -148,8 +147,6 @@ def render_html(report: TriggerReport, run_dir: Path) -> str:
 
 
 def write_trigger_reports(outcome: TriggerOutcome, options: TriggerOptions) -> dict[str, Path]:
-    import json
-
     spec = json.loads((outcome.run_dir / "experiment.json").read_text())
     info = spec["extra"]["trigger"]
     report = build_report(outcome, options, str(info["description"]), str(info["skill"]))

@@ -69,6 +69,12 @@ def test_known_outcomes_are_reproduced(trigger_run: tuple[Path, dict[str, object
     [row] = summary["skill_invocation"]
     assert (row["staged_trials"], row["bypass_trials"]) == (24, 10)  # q05, q07, q08, q11, q12 x 2 loaded no skill
     assert "Silent bypass" in (run_dir / "report.md").read_text()
+    # trigger.json reads back into its schema, and the Markdown report carries the same verdicts
+    from skillworks.trigger import read_report
+
+    back = read_report(run_dir / "trigger.json")
+    assert back.scores.confusion.tp == 5 and back.model_dump(by_alias=True)["schema"] == "skillworks.trigger-report/1"
+    assert "| q09: Convert sales.csv to JSON lines | no | 2/2 |" in (run_dir / "trigger.md").read_text()
 
 
 def _local(url: str) -> Path:
