@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from skillworks.cli.main import main
+
 REPO = Path(__file__).resolve().parents[3]
 SKILL = REPO / "examples" / "eval" / "skills" / "csv-column-stats"
 QUERIES = REPO / "examples" / "trigger" / "csv-column-stats.queries.json"
+
+
+def _run(args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    monkeypatch.setattr(sys, "argv", ["skillworks", "trigger", *args])
+    monkeypatch.setenv("COLUMNS", "200")
+    with pytest.raises(SystemExit) as done:
+        main()
+    return int(done.value.code or 0), capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -25,20 +33,18 @@ QUERIES = REPO / "examples" / "trigger" / "csv-column-stats.queries.json"
         (["--generate-negatives", "3"], "--generate-negatives needs --model"),
     ],
 )
-def test_bad_flags(tmp_path: Path, extra: list[str], message: str) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "skillworks.cli.main", "trigger", str(SKILL), "--queries", str(QUERIES),
-         "--out", str(tmp_path), "--run-id", "x", *extra],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "200"},
-    )  # fmt: skip
-    assert proc.returncode == 2, proc.stderr
-    assert message in proc.stderr and "Traceback" not in proc.stderr
+def test_bad_flags(
+    tmp_path: Path, extra: list[str], message: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, err = _run([str(SKILL), "--queries", str(QUERIES), "--out", str(tmp_path), "--run-id", "x", *extra],
+                     monkeypatch, capsys)  # fmt: skip
+    assert code == 2, err
+    assert message in err and "Traceback" not in err
     assert not (tmp_path / "x" / "results.jsonl").exists()
 
 
-def test_a_missing_query_file(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "skillworks.cli.main", "trigger", str(SKILL), "--queries", str(tmp_path / "no.json")],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert proc.returncode == 2 and "query file not found" in proc.stderr and "no.json" in proc.stderr
+def test_a_missing_query_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, err = _run([str(SKILL), "--queries", str(tmp_path / "no.json")], monkeypatch, capsys)
+    assert code == 2 and "query file not found" in err and "no.json" in err
