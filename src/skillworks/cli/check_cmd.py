@@ -30,6 +30,9 @@ def check(
     workers: int | None = typer.Option(
         None, "--workers", "-j", help="scan processes (default: one per core for 200 skills or more; same report)"
     ),
+    harness: str | None = typer.Option(
+        None, "--harness", help="NAME[,NAME…]|all: start each installed harness CLI with the skill (real load check)"
+    ),
 ) -> None:
     """Score skills over four dimensions, scan them for security problems and lint their scripts.
 
@@ -42,6 +45,11 @@ def check(
 
     if fmt not in _FORMATS:
         raise UserError(f"--format must be one of {', '.join(_FORMATS)}, not {fmt!r}")
+    if harness is not None:  # a separate path: real CLIs, not static rules (skillworks.harness_check)
+        from skillworks.harness_check.cli import check_harness_command
+
+        check_harness_command(paths, harness, fmt)
+        return
     if not 0 <= fail_under <= 100:
         raise UserError(f"--fail-under must be between 0 and 100, not {fail_under}")
     models = [m.strip() for m in (judge or "").split(",") if m.strip()]

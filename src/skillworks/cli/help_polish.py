@@ -30,6 +30,10 @@ EXAMPLES: dict[str, list[str]] = {
         "skillworks eval skills/my-skill --model anthropic/claude-sonnet-4-5 --judge-model openai/gpt-5-mini",
         "skillworks eval skills/my-skill --dry-run",
     ],
+    "trigger": [
+        "skillworks trigger skills/my-skill --queries trigger-evals.json --agent claude-code "
+        "--model anthropic/claude-sonnet-4-5 --trials 3 --decoys 5 --max-cost 2",
+    ],
     "clean": ["skillworks clean --dry-run"],
     "compile": ["skillworks compile skills/ -o compiled/"],
     "serve-skills": ["skillworks serve-skills compiled/ --workdir /app"],

@@ -35,6 +35,7 @@ _COMMAND_MODULES = (
     "compile_cmd",
     "import_cmd",
     "view_cmd",
+    "trigger_cmd",
 )
 
 

@@ -219,6 +219,18 @@ def render_markdown(summary: Summary) -> str:
             for i in s.skill_invocation
         ],
     )
+    bypass = [i for i in s.skill_invocation if i.staged_trials]
+    if bypass:
+        out += [
+            "Silent bypass (scored trials whose condition staged skills and whose agent loaded none of them): "
+            + "; ".join(
+                f"{i.condition}{' · ' + agent_label(i.agent) if i.agent else ''} "
+                f"{i.bypass_trials}/{i.staged_trials} ({pct(i.bypass_rate)})"
+                for i in bypass
+            )
+            + ".",
+            "",
+        ]
     provided = [i for i in s.skill_invocation if i.harness_provided]
     if provided:
         out += [

@@ -194,6 +194,11 @@ class SkillInvocationRow(_Strict):
     harness_provided: dict[str, int] = Field(
         default_factory=dict, description="skills the harness brought itself (not staged), by trials that listed them"
     )
+    staged_trials: int = Field(default=0, description="scored trials whose condition staged at least one skill")
+    bypass_trials: int = Field(
+        default=0, description="silent bypass: scored trials whose condition staged skills the agent never loaded"
+    )
+    bypass_rate: float | None = Field(default=None, description="bypass_trials / staged_trials")
 
 
 class UsageRow(_Strict):

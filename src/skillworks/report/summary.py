@@ -166,6 +166,9 @@ def _group_rows(
                 failed_load_trials=si.failed_load_trials,
                 failed_skills=si.failed_skills,
                 harness_provided=si.harness_provided,
+                staged_trials=si.staged_trials,
+                bypass_trials=si.bypass_trials,
+                bypass_rate=si.bypass_rate,
             )
         )
         out.usage.append(UsageRow(condition=cond, agent=agent, **asdict(usage_totals(rows))))

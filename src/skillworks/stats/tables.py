@@ -124,6 +124,12 @@ class SkillInvocation:
     """how many trials failed to load each skill"""
     harness_provided: dict[str, int] = field(default_factory=dict)
     """how many trials' harness showed the agent each of its own (bundled, not staged) skills"""
+    staged_trials: int = 0
+    """scored trials whose condition staged at least one skill"""
+    bypass_trials: int = 0
+    """silent bypass: scored trials whose condition staged skills of which the agent loaded none"""
+    bypass_rate: float | None = None
+    """bypass_trials / staged_trials (None without a staged trial)"""
 
 
 def skill_invocation(results: Sequence[TrialResult]) -> SkillInvocation:
@@ -133,6 +139,8 @@ def skill_invocation(results: Sequence[TrialResult]) -> SkillInvocation:
     per_skill: Counter[str] = Counter()
     for r in with_skill:
         per_skill.update(set(r.skill_use.invoked))
+    staged = [r for r in scored if r.skills_staged]
+    bypassed = [r for r in staged if not r.skill_use.invoked]
     return SkillInvocation(
         trials=len(scored),
         invoked_trials=len(with_skill),
@@ -144,6 +152,9 @@ def skill_invocation(results: Sequence[TrialResult]) -> SkillInvocation:
         failed_load_trials=sum(1 for r in results if r.skill_use.failed),
         failed_skills=dict(sorted(Counter(n for r in results for n in set(r.skill_use.failed)).items())),
         harness_provided=dict(sorted(Counter(n for r in results for n in set(r.skill_use.harness_provided)).items())),
+        staged_trials=len(staged),
+        bypass_trials=len(bypassed),
+        bypass_rate=len(bypassed) / len(staged) if staged else None,
     )
 
 

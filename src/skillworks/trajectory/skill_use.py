@@ -3,7 +3,10 @@
 Only tool calls count: a skill name in the agent's prose, reasoning or in tool *output* is not use.
 - read: a read-type tool whose path argument, or a shell command whose text, names
   `<skill dir>/<name>/SKILL.md` where the skill dir is the staged location or any skills dir (`.../skills/`,
-  `.../skill/`), for a staged skill `<name>`;
+  `.../skill/`), for a staged skill `<name>`; a shell command only when the file reached the agent: its output
+  shows the SKILL.md (the `name: <skill>` line or a distinctive body line) and the command runs something that
+  prints files (`cat`, `head`, `sed`, …, an interpreter), or, with no output recorded, it runs such a command:
+  `test -f`, `ls -l`, `wc -c`, `stat` name the file but are no read;
 - invoked: read ∪ skills loaded through a skill tool (Claude Code `Skill {"skill"|"command": name}`, the
   builtin agent's and OpenCode's `skill {"name"}`, Gemini CLI `activate_skill {"name"}`, OpenHands
   `invoke_skill {"name"}`, the opencode-skills plugin's `skills_<name>` tools) — only when the load
@@ -118,10 +121,20 @@ class StagedSkillRef:
     name: str
     path: str | None = None  # e.g. /root/.claude/skills/pdf
     scripts: tuple[str, ...] = ()  # relative paths of script assets, e.g. ("scripts/fill.py",)
+    # distinctive lines of its SKILL.md body: a shell command's output holding one shows the content
+    body_lines: tuple[str, ...] = ()
 
     @classmethod
     def from_package(cls, package: SkillPackage, path: str | None = None) -> StagedSkillRef:
-        return cls(package.name, path, tuple(a.path for a in package.assets if a.kind == "script"))
+        scripts = tuple(a.path for a in package.assets if a.kind == "script")
+        return cls(package.name, path, scripts, _distinctive_lines(package.body))
+
+
+_MIN_LINE = 16  # shorter body lines ("# Usage", "---") are too common to show that the file was printed
+
+
+def _distinctive_lines(body: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(line.strip() for line in body.splitlines() if len(line.strip()) >= _MIN_LINE))
 
 
 @dataclass(frozen=True)
@@ -211,10 +224,14 @@ def detect_skill_use(
             if not any(n in text for n in by_name) and not any(r in text for r in roots):
                 continue  # cheap pre-filter: every match names the skill or its staged root
             mentioned = _skill_md_mentions(text, by_name, roots) + _skill_md_after_cd(text, by_name, roots)
-            if result is not None and not _succeeded(result):  # the command failed: read only what it printed
-                shown_md = [n for n in mentioned if _printed_frontmatter(result, n)]
-                failed += [n for n in mentioned if n not in shown_md]
+            if result is not None:  # read only what reached the agent: `test -f`, `ls -l`, `wc -c`, `stat` do not
+                prints = _prints_files(text)  # and an `echo "name: x"` beside an `ls` is no read
+                shown_md = [n for n in mentioned if prints and _printed_content(result, by_name[n])]
+                if not _succeeded(result):
+                    failed += [n for n in mentioned if n not in shown_md]
                 mentioned = shown_md
+            else:  # no output recorded: a command that prints files counts, a test or listing does not
+                mentioned = [n for n in mentioned if _prints_files(text)]
             read += mentioned
             read += _scripts_read_in_shell(text, locate, is_script)
             scripts += _scripts_run(text, by_name, roots)
@@ -314,6 +331,38 @@ def _printed_frontmatter(result: ObservationResult, skill: str) -> bool:
     """Whether a tool's output shows the skill's SKILL.md (its `name:` frontmatter line)."""
     text = _result_text(result)
     return re.search(rf"(?m)^\s*name:\s*['\"]?{re.escape(skill)}['\"]?\s*$", text) is not None
+
+
+def _printed_content(result: ObservationResult, ref: StagedSkillRef) -> bool:
+    """Whether a shell command's output shows the skill's SKILL.md: its `name:` line or a distinctive body line."""
+    if _printed_frontmatter(result, ref.name):
+        return True
+    text = _result_text(result)
+    return any(line in text for line in ref.body_lines)
+
+
+_PRINTERS = frozenset(
+    {
+        *("cat", "head", "tail", "less", "more", "nl", "bat", "batcat", "view", "sed", "awk", "grep", "rg", "tac"),
+        *("cut", "strings", "xxd", "od", "jq", "python", "python3", "node"),
+    }
+)
+
+
+def _prints_files(text: str) -> bool:
+    """Whether a shell command runs a command that can print a file's content (a reader, a filter, or an
+    interpreter); without one, text in its output that looks like the SKILL.md was not read from it."""
+    for words in _simple_commands(text):
+        while words and (posixpath.basename(words[0]) in _WRAPPERS or "=" in words[0] or words[0].isdigit()):
+            words = words[1:]  # `sudo cat`, `timeout 5 head`, `LC_ALL=C sed`
+        head = posixpath.basename(words[0]) if words else ""
+        if head in _PRINTERS:
+            return True
+        if head in ("bash", "sh", "zsh", "dash") and any("c" in w for w in words[1:] if w.startswith("-")):
+            inner = next((w for w in words[1:] if not w.startswith("-")), "")  # `bash -lc '<script>'`
+            if _prints_files(inner):
+                return True
+    return False
 
 
 def _is_read_tool(name: str, arguments: dict[str, Any]) -> bool:

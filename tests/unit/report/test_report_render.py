@@ -120,3 +120,17 @@ def test_skills_the_harness_brought_itself_are_listed(fx: Any, tmp_path: Path) -
     section = render_markdown(summary).split("## Skill invocation", 1)[1].split("\n## ", 1)[0]
     assert "Skills the harness brought itself" in section and "- none / a1: debug ×2, verify ×2" in section
     assert "debug ×2, verify ×2" in render_html(summary)
+
+
+def test_silent_bypass_rate_is_in_every_report(fx: Any, tmp_path: Path) -> None:
+    """Issue 28: trials whose condition staged a skill the agent never loaded, in summary.json, report.md and
+    report.html."""
+    results = fx.standard_results()
+    results[6:] = [r.model_copy(update={"skills_staged": ["skill-a@0123456789ab"]}) for r in results[6:]]
+    summary = build_summary(fx.write_run(tmp_path, results), resamples=200)
+    row = next(r for r in summary.skill_invocation if r.condition == "curated")
+    assert (row.staged_trials, row.bypass_trials) == (5, 2)
+    assert json.loads(summary.model_dump_json())["skill_invocation"][1]["bypass_rate"] == pytest.approx(0.4)
+    assert "Silent bypass" in render_markdown(summary) and "curated · a1 2/5 (40.0%)" in render_markdown(summary)
+    html = render_html(summary)
+    assert "Silent bypass" in html and "2/5 (40.0%)" in html

@@ -60,3 +60,13 @@ def test_outcomes_and_failure_modes(trial: Trial) -> None:
     assert fm.verification_failed == 1
     assert fm.unclassified == 1  # the errored trial has no failure mode
     assert fm.timeout == 0
+
+
+def test_silent_bypass_counts_staged_trials_that_loaded_no_skill(trial: Trial) -> None:
+    """Issue 28: a condition staged skills, the agent loaded none of them (scored trials only)."""
+    rows = [r.model_copy(update={"skills_staged": ["skill-a@0123456789ab"]}) for r in _curated(trial)]
+    rows.append(trial("t3", "curated", 0, 1.0))  # nothing staged: not a bypass
+    si = skill_invocation(rows)
+    assert (si.staged_trials, si.bypass_trials) == (5, 2)  # t1/2 and t2/1; the errored t2/2 is left out
+    assert si.bypass_rate == pytest.approx(0.4)
+    assert skill_invocation([trial("t1", "none", 0, 1.0)]).bypass_rate is None

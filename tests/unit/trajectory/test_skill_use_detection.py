@@ -24,14 +24,19 @@ CSV = StagedSkillRef("csv-report", None, ("scripts/summarize.py",))
 PDF = StagedSkillRef("pdf-tools", "/root/.claude/skills/pdf-tools", ("scripts/fill.py", "bin/run.sh"))
 
 
-def _traj(*calls: tuple[str, dict[str, Any]], prose: str = "") -> Trajectory:
-    """The builtin agent's shape: system prompt, user instruction, one agent step per call."""
+_OTHER_OUTPUT = "see /root/.claude/skills/pdf-tools/SKILL.md and scripts/fill.py"
+CSV_SKILL_MD = "---\nname: csv-report\ndescription: Summarize CSV files.\n---\n# CSV report\n"
+
+
+def _traj(*calls: tuple[str, dict[str, Any]], prose: str = "", output: str = _OTHER_OUTPUT) -> Trajectory:
+    """The builtin agent's shape: system prompt, user instruction, one agent step per call (each answered with
+    `output`)."""
     b = TrajectoryBuilder("builtin", "0.1.0", "scripted/x")
     b.add_system("Skills available: csv-report (summarize CSV files), pdf-tools.")
     b.add_user("Use the csv-report skill: read /skills/csv-report/SKILL.md and run scripts/summarize.py")
     for i, (name, args) in enumerate(calls):
         b.add_agent(prose, tool_calls=[{"tool_call_id": f"c{i}", "function_name": name, "arguments": args}])
-        b.add_observation({f"c{i}": "see /root/.claude/skills/pdf-tools/SKILL.md and scripts/fill.py"})
+        b.add_observation({f"c{i}": output})
     b.add_agent(prose or "done")
     return b.finish()
 
@@ -146,12 +151,62 @@ def test_skill_tools_of_each_harness(name: str, args: dict[str, Any]) -> None:
         ("command_execution", {"command": "/bin/bash -lc \"sed -n '1,80p' /root/.agents/skills/csv-report/SKILL.md\""}),
         ("run_shell_command", {"command": "cd /root/.codex/skills && head -50 csv-report/SKILL.md"}),
         ("bash", {"command": "cd /opt/staged/csv-report && cat SKILL.md"}),
+        ("Bash", {"command": "timeout 5 sudo head -n 20 ~/.claude/skills/csv-report/SKILL.md"}),
     ],
 )
 def test_reads_of_skill_md(name: str, args: dict[str, Any]) -> None:
     staged = StagedSkillRef("csv-report", "/opt/staged/csv-report", ())
-    use = detect_skill_use(_traj((name, args)), [staged], "/skills", None)
+    use = detect_skill_use(_traj((name, args), output=CSV_SKILL_MD), [staged], "/skills", None)
     assert use.read == ["csv-report"] and use.invoked == ["csv-report"]
+
+
+@pytest.mark.parametrize(
+    "command,output",
+    [
+        ("test -f ~/.claude/skills/csv-report/SKILL.md && echo yes", "yes"),
+        (
+            "ls -l /root/.agents/skills/csv-report/SKILL.md",
+            "-rw-r--r-- 1 root root 912 Dec  1 /root/.agents/skills/csv-report/SKILL.md",
+        ),
+        ("wc -c ~/.claude/skills/csv-report/SKILL.md", "912 /root/.claude/skills/csv-report/SKILL.md"),
+        (
+            "stat /root/.agents/skills/csv-report/SKILL.md",
+            "  File: /root/.agents/skills/csv-report/SKILL.md\n  Size: 912",
+        ),
+        ("cat ~/.claude/skills/csv-report/SKILL.md | wc -l", "14"),
+        ("[ -e /root/.agents/skills/csv-report/SKILL.md ]", ""),
+        # an attack: the output looks like the file, but nothing read it
+        ("ls ~/.claude/skills/csv-report/SKILL.md && echo 'name: csv-report'", "SKILL.md\nname: csv-report"),
+        ("printf -- '---\\nname: csv-report\\n' # /root/.agents/skills/csv-report/SKILL.md", CSV_SKILL_MD),
+    ],
+)
+def test_a_command_that_only_tests_or_measures_skill_md_is_no_read(command: str, output: str) -> None:
+    """Only content that reached the agent counts (issue 28): a test, a listing or a byte count of SKILL.md
+    names the file but shows the agent none of it."""
+    for tool in ("Bash", "exec_command"):
+        key = "command" if tool == "Bash" else "cmd"
+        use = detect_skill_use(_traj((tool, {key: command}), output=output), [CSV], "/root/.claude/skills", None)
+        assert use.read == [] and use.invoked == [] and use.failed == [], (tool, command)
+
+
+def test_a_shell_read_counts_by_a_body_line_it_printed() -> None:
+    """`sed -n 5,9p SKILL.md` prints no frontmatter; a distinctive line of the body is the evidence."""
+    pkg_ref = StagedSkillRef("csv-report", None, (), ("Run scripts/summarize.py on the CSV the user names.",))
+    cmd = {"cmd": "sed -n 5,9p /root/.agents/skills/csv-report/SKILL.md"}
+    shown = _traj(("exec_command", cmd), output="2. Run scripts/summarize.py on the CSV the user names.\n")
+    assert detect_skill_use(shown, [pkg_ref], None, None).read == ["csv-report"]
+    empty = _traj(("exec_command", cmd), output="")
+    assert detect_skill_use(empty, [pkg_ref], None, None).read == []
+
+
+def test_a_shell_read_without_recorded_output_counts_only_for_a_printing_command() -> None:
+    b = TrajectoryBuilder("builtin", "0.1.0", "scripted/x")
+    b.add_user("go")
+    for i, cmd in enumerate(("wc -c ~/.claude/skills/csv-report/SKILL.md", "cat ~/.claude/skills/pdf/SKILL.md")):
+        b.add_agent("", tool_calls=[{"tool_call_id": f"c{i}", "function_name": "Bash", "arguments": {"command": cmd}}])
+    b.add_agent("done")
+    pdf = StagedSkillRef("pdf")
+    assert detect_skill_use(b.finish(), [CSV, pdf], "/root/.claude/skills", None).read == ["pdf"]
 
 
 @pytest.mark.parametrize(
