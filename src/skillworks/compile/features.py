@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from skillworks.check.tokens import estimate_tokens
+from skillworks.compile.executables import is_executable
 from skillworks.skills.package import SkillPackage
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -106,7 +107,7 @@ class Features:
 
 def _body_offset(package: SkillPackage) -> int:
     """Number of SKILL.md lines before the body (frontmatter)."""
-    text = (package.root / "SKILL.md").read_text(encoding="utf-8")
+    text = (package.root / "SKILL.md").read_text(encoding="utf-8", errors="replace")
     head = text[: len(text) - len(package.body)] if text.endswith(package.body) else ""
     return head.count("\n")
 
@@ -128,7 +129,7 @@ def extract_features(package: SkillPackage) -> Features:
     offset = _body_offset(package)
     lines = package.body.splitlines()
     feats = Features(words=len(package.body.split()), tokens=estimate_tokens(package.body), offset=offset)
-    feats.scripts = [a.path for a in package.assets if a.kind == "script"]
+    feats.scripts = [a.path for a in package.assets if is_executable(package.root, a.path)]
     feats.references = [a.path for a in package.assets if a.kind == "reference"]
     section = ""
     fence: tuple[str, str, int] | None = None  # (marker, lang, start index)

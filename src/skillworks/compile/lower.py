@@ -8,8 +8,9 @@ import subprocess
 from graphlib import CycleError, TopologicalSorter
 
 from skillworks.compile.contract import Chunk, Operator, Section, SourceRef, Step, StepGraph, StepType
+from skillworks.compile.effects import shell_effects
 from skillworks.compile.features import Features, ListItem
-from skillworks.compile.operators import risks_of, slug
+from skillworks.compile.operators import slug
 from skillworks.skills.package import SkillPackage
 
 CHUNK_LINES = 40
@@ -99,6 +100,7 @@ def lower_workflow(package: SkillPackage, feats: Features, operators: list[Opera
             }
         )
         name = re.split(r"(?<=[.:])\s", item.text, maxsplit=1)[0][:80]
+        step_risks = sorted(set(shell_effects("\n".join(c.text for c in commands)).flags) | set(op.risks if op else []))
         execution = op.execution if op is not None else None
         steps.append(
             Step(
@@ -110,8 +112,8 @@ def lower_workflow(package: SkillPackage, feats: Features, operators: list[Opera
                 inputs=inputs,
                 outputs=outputs,
                 depends_on=[f"s{k - 1}"] if k > 1 else [],
-                risks=risks_of(" ".join(c.text for c in commands)),
-                cacheable=op is not None and not risks_of(" ".join(c.text for c in commands)),
+                risks=step_risks,
+                cacheable=op is not None and not step_risks,
                 source=SourceRef(file="SKILL.md", line_start=item.line_start, line_end=item.line_end),
             )
         )
@@ -157,7 +159,7 @@ def validate_graph(steps: list[Step]) -> list[str]:
 def lower_sections(package: SkillPackage, feats: Features) -> list[Section]:
     from skillworks.check.tokens import estimate_tokens
 
-    lines = (package.root / "SKILL.md").read_text(encoding="utf-8").splitlines()
+    lines = (package.root / "SKILL.md").read_text(encoding="utf-8", errors="replace").splitlines()
     sections: list[Section] = []
     heads = feats.headings
     for k, h in enumerate(heads):
