@@ -144,6 +144,9 @@ def compile_skill(
     decision = classify(feats)
     diagnostics: list[str] = []
     evidence = list(decision.evidence)
+    if problem is not None and "does not match its directory name" in problem:  # packaging, not content
+        diagnostics.append(f"skill spec: {problem}")
+        problem = None
     if problem is not None:
         diagnostics.append(f"invalid skill ({problem}): compiled as insufficient")
         evidence.append(Evidence(feature="invalid_package", value=1.0, supports="insufficient", note=problem))
@@ -176,7 +179,7 @@ def compile_skill(
     # only where the skill is something to run (workflow, dispatcher)
     operators: list[Operator] = script_operators(package, feats)
     if shape in ("workflow", "dispatcher"):
-        operators += command_operators(feats)
+        operators += command_operators(feats, steps=shape == "workflow")
     if operators:
         missing = [
             o.execution.script
@@ -304,7 +307,9 @@ def _verify_contract(contract: BoundaryContract, root: Path) -> None:
     """The contract is only a cache of what its (hash-checked) capsule compiles to: re-derive it with the same
     shape and refuse the artifact when anything that decides what runs differs (an edited template, script,
     interpreter, risk flag or policy). There is thus no digest to forge beside the file."""
-    package, _ = read_package(root / CAPSULE_DIR)  # the capsule's directory name never matches: tolerated
+    package, _ = read_package(
+        root / CAPSULE_DIR, name_hint=contract.skill
+    )  # the capsule's directory name never matches: tolerated
     again = compile_skill(package, shape=contract.shape)
     mine, theirs = contract.model_dump(include=_SURFACE), again.model_dump(include=_SURFACE)
     if mine != theirs:

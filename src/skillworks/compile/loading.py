@@ -35,10 +35,12 @@ def _frontmatter(skill_md: Path) -> tuple[dict[str, object], str]:
     return (frontmatter if isinstance(frontmatter, dict) else {}), body
 
 
-def _name_of(frontmatter: dict[str, object], root: Path) -> str:
+def _name_of(frontmatter: dict[str, object], root: Path, hint: str | None = None) -> str:
     name = frontmatter.get("name")
     if isinstance(name, str) and not name_problem(name):
         return name
+    if hint is not None:
+        return hint
     return _slug_name(name if isinstance(name, str) and name else root.resolve().name)
 
 
@@ -48,9 +50,10 @@ def skill_name(root: Path) -> str:
     return _name_of(_frontmatter(skill_md)[0], root) if skill_md.is_file() else _slug_name(root.name)
 
 
-def read_package(root: Path) -> tuple[SkillPackage, str | None]:
+def read_package(root: Path, name_hint: str | None = None) -> tuple[SkillPackage, str | None]:
     """The package at `root` and, when it breaks the skill spec, that problem as one line (else None). Raises
-    SkillError only when there is nothing to read (no directory, no SKILL.md)."""
+    SkillError only when there is nothing to read (no directory, no SKILL.md). `name_hint` names a package
+    without a valid name (a capsule re-read under the name it was compiled as)."""
     try:
         return load_skill(root), None
     except SkillError as exc:
@@ -59,7 +62,7 @@ def read_package(root: Path) -> tuple[SkillPackage, str | None]:
     if not root.is_dir() or not skill_md.is_file():
         raise SkillError("missing SKILL.md", root)
     frontmatter, body = _frontmatter(skill_md)
-    name = _name_of(frontmatter, root)
+    name = _name_of(frontmatter, root, name_hint)
     description = frontmatter.get("description")
     description = description.strip() if isinstance(description, str) and description.strip() else body[:200]
     assets = []

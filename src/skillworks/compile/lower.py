@@ -99,6 +99,7 @@ def lower_workflow(package: SkillPackage, feats: Features, operators: list[Opera
                 if f not in outputs and f not in asset_paths and not f.startswith("scripts/")
             }
         )
+        inputs += sorted(f for f in _FILE_TOKEN.findall(item.text) if f in produced and f in outputs)
         name = re.split(r"(?<=[.:])\s", item.text, maxsplit=1)[0][:80]
         step_risks = sorted(set(shell_effects("\n".join(c.text for c in commands)).flags) | set(op.risks if op else []))
         execution = op.execution if op is not None else None
@@ -111,7 +112,7 @@ def lower_workflow(package: SkillPackage, feats: Features, operators: list[Opera
                 operator=op.id if op is not None else None,
                 inputs=inputs,
                 outputs=outputs,
-                depends_on=[f"s{k - 1}"] if k > 1 else [],
+                depends_on=_dependencies(inputs, produced, k),
                 risks=step_risks,
                 cacheable=op is not None and not step_risks,
                 source=SourceRef(file="SKILL.md", line_start=item.line_start, line_end=item.line_end),
@@ -126,6 +127,15 @@ def lower_workflow(package: SkillPackage, feats: Features, operators: list[Opera
         )
     )
     return StepGraph(steps=steps, valid=not problems, problems=problems)
+
+
+def _dependencies(inputs: list[str], produced: dict[str, str], k: int) -> list[str]:
+    """The steps that produce this step's inputs (data edges); a step that reads nothing an earlier step
+    wrote follows the step before it, as the procedure is written."""
+    producers = sorted({produced[f] for f in inputs if f in produced}, key=lambda sid: int(sid[1:]))
+    if producers:
+        return producers
+    return [f"s{k - 1}"] if k > 1 else []
 
 
 def _runs_command(op: Operator, text: str, line: int) -> bool:

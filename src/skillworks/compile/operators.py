@@ -16,7 +16,7 @@ from skillworks.compile.executables import interpreter_for
 from skillworks.compile.features import CommandLine, Features
 from skillworks.skills.package import SkillPackage
 
-MAX_COMMAND_OPERATORS = 8
+MAX_COMMAND_OPERATORS = 12
 _PLACEHOLDER = re.compile(r"^(?:<[^>]+>|[A-Z][A-Z0-9_]{2,}(?:\.[A-Za-z0-9]+)?|\{[^}]+\})$")
 
 
@@ -216,10 +216,12 @@ def script_operators(package: SkillPackage, feats: Features, source_file: str = 
     return ops
 
 
-def command_operators(feats: Features, source_file: str = "SKILL.md") -> list[Operator]:
-    """Documented shell commands with placeholders become command templates (`{name}` slots)."""
+def command_operators(feats: Features, source_file: str = "SKILL.md", steps: bool = False) -> list[Operator]:
+    """Documented shell commands with placeholders become command templates (`{name}` slots); with `steps`,
+    a command inside a numbered step becomes an operator even without placeholders (the step runs it)."""
     ops: list[Operator] = []
     seen: set[str] = set()
+    in_step = {c.line for c in feats.commands if any(i.line_start <= c.line <= i.line_end for i in feats.ordered)}
     for cmd in feats.commands:
         if any(s.rsplit("/", 1)[-1] in cmd.text for s in feats.scripts):
             continue
@@ -236,7 +238,7 @@ def command_operators(feats: Features, source_file: str = "SKILL.md") -> list[Op
                     Param(name=name, type="path" if _looks_like_path(tok) else "string", description=f"replaces {tok}")
                 )
                 template = re.sub(rf"(?<![\w{{]){re.escape(tok)}(?![\w}}])", "{" + name + "}", template)
-        if not params:
+        if not params and not (steps and cmd.line in in_step):
             continue
         op_id = slug(tokens[0].rsplit("/", 1)[-1]) + f"_l{cmd.line}"
         command_effects = shell_effects(cmd.text, f"SKILL.md:{cmd.line}")

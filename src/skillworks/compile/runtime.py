@@ -140,8 +140,9 @@ class SkillRuntime:
         self.skills: dict[str, CompiledSkill] = {}
         self.handles: dict[str, CompiledSkill] = {}
         for s in skills:  # same-name skills (two trees) get distinct handles, salted by their package hash
-            plain = handle_name(s.name)
-            handle = plain if plain not in self.handles else handle_name(s.name, s.contract.package_hash)
+            handle, k = handle_name(s.name), 0
+            while handle in self.handles:  # identical copies too: salted by where the artifact lives
+                handle, k = handle_name(s.name, f"{s.root.name}/{s.contract.package_hash}/{k}"), k + 1
             self.handles[handle] = s
             self.skills.setdefault(s.name, s)
         self.executor = executor

@@ -33,7 +33,7 @@ def test_a_tree_with_invalid_and_same_name_skills_compiles_whole(tmp_path: Path)
     out = tmp_path / "out"
     result = CliRunner().invoke(app, ["compile", str(tree), "-o", str(out)])
     assert result.exit_code == 0, result.output
-    assert "4 of 4 skill(s) compiled (2 invalid, compiled as insufficient); 0 failed" in result.output
+    assert "4 of 4 skill(s) compiled (1 invalid, compiled as insufficient); 0 failed" in result.output
     assert "warning: long-one: invalid skill (" in result.output and "'description' is 1068 characters" in result.output
     dirs = sorted(p.name for p in out.iterdir() if p.is_dir())
     assert len(dirs) == 4 and sum(d.startswith("tool--") for d in dirs) == 2
@@ -41,6 +41,9 @@ def test_a_tree_with_invalid_and_same_name_skills_compiles_whole(tmp_path: Path)
     long_one = next(s for s in skills if s.name == "long-one").contract
     assert long_one.shape == "insufficient" and long_one.policy.action == "execute"
     assert [o.execution.script for o in long_one.operators] == ["scripts/tool.py"]  # the .xsd is no operator
+    misnamed = next(s for s in skills if s.name == "other-name").contract
+    assert any("does not match its directory" in d for d in misnamed.diagnostics)
+    assert not any(d.startswith("invalid skill") for d in misnamed.diagnostics)  # packaging, not content
     runtime = SkillRuntime(skills, SubprocessExecutor(tmp_path))
     assert len(runtime.handles) == 4 and all(len(h) <= 64 for h in runtime.handles)
     # a second run reuses every artifact under the same names
