@@ -86,7 +86,7 @@ def main() -> None:
         types[contract.type] += 1
         levels[contract.validation_level] += 1
         operators += len(contract.operators)
-        invalid += problem is not None
+        invalid += any(d.startswith("invalid skill") for d in contract.diagnostics)
         _count_runnable(package, contract, runnable)
         if contract.graph is not None:
             steps += len(contract.graph.steps)

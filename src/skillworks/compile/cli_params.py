@@ -85,18 +85,38 @@ def _click_param(node: ast.Call, kind: str) -> Param | None:
     )
 
 
-def python_params(source: str) -> list[Param]:
-    """argparse and click parameters of a Python script, in declaration order (positionals keep their order)."""
+def _subparser_names(tree: ast.Module) -> dict[str, str]:
+    """`calc = sub.add_parser("calc")` -> {"calc": "calc"}: which variable holds which subcommand's parser."""
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            call = node.value
+            if isinstance(call.func, ast.Attribute) and call.func.attr == "add_parser" and call.args:
+                sub = _const(call.args[0])
+                for target in node.targets:
+                    if isinstance(target, ast.Name) and isinstance(sub, str):
+                        names[target.id] = sub
+    return names
+
+
+def python_params(source: str, sub: str | None = None) -> list[Param]:
+    """argparse and click parameters of a Python script, in declaration order (positionals keep their order):
+    the main parser's, plus those of subcommand `sub`'s parser (argparse `add_parser`); another subcommand's
+    are left out."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError):
         return []
+    subparsers = _subparser_names(tree)
     found: list[tuple[int, int, Param]] = []
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
             continue
         param: Param | None = None
         if node.func.attr == "add_argument":
+            owner = node.func.value.id if isinstance(node.func.value, ast.Name) else None
+            if owner in subparsers and subparsers[owner] != sub:
+                continue
             param = _argparse_param(node)
         elif (
             node.func.attr in ("option", "argument")
@@ -139,8 +159,9 @@ def usage_params(source: str) -> list[Param]:
     return params
 
 
-def declared_params(source: str, interpreter: str) -> list[Param]:
-    """What the script itself says it takes: the syntax tree for Python, else its usage text."""
+def declared_params(source: str, interpreter: str, sub: str | None = None) -> list[Param]:
+    """What the script itself says it takes (for subcommand `sub`): the syntax tree for Python, else its
+    usage text."""
     if interpreter.startswith("python"):
-        return python_params(source) or usage_params(source)
+        return python_params(source, sub) or usage_params(source)
     return usage_params(source)

@@ -174,7 +174,7 @@ def script_operators(package: SkillPackage, feats: Features, source_file: str = 
             examples[(script, None)] = ([], CommandLine("", 0, "", False))
     ops: list[Operator] = []
     seen: set[str] = set()
-    script_info: dict[str, tuple[list[Param], Effects, str]] = {}
+    script_info: dict[str, tuple[str, Effects, str]] = {}
     subs_of: dict[str, set[str]] = {s: {sub for (sc, sub) in examples if sc == s and sub} for s in feats.scripts}
     for (script, sub), (args, cmd) in sorted(examples.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         path = package.root / script
@@ -186,8 +186,9 @@ def script_operators(package: SkillPackage, feats: Features, source_file: str = 
             except OSError:
                 text = ""
             interpreter = interpreter_for(package.root, script) or _INTERPRETERS.get(suffix, "bash")
-            script_info[script] = (declared_params(text, interpreter), code_effects(text, interpreter), interpreter)
-        declared, script_effects, interpreter = script_info[script]
+            script_info[script] = (text, code_effects(text, interpreter), interpreter)
+        source_text, script_effects, interpreter = script_info[script]
+        declared = declared_params(source_text, interpreter, sub)
         effects = Effects()
         effects.merge(script_effects.for_subcommand(sub, subs_of[script]), prefix=f"{script} ")
         if cmd.text:

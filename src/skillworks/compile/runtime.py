@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import posixpath
 import re
 import shlex
 import sqlite3
@@ -229,7 +230,7 @@ class SkillRuntime:
         inputs = args.get("inputs") or {}
         if not isinstance(inputs, dict):
             return self._blocked(op, trace, "inputs must be an object of parameter values")
-        problem = _check_inputs(op, inputs)
+        problem = _check_inputs(op, inputs, self.executor.workdir)
         if problem:
             return self._blocked(op, trace, problem + f"; the input schema is {json.dumps(op.input_schema)}")
         trace.append("inputs-bound")
@@ -344,7 +345,7 @@ def signature(op: Operator) -> str:
     return f"{op.id}({params}) - {op.summary}{risks}"
 
 
-def _check_inputs(op: Operator, inputs: dict[str, Any]) -> str | None:
+def _check_inputs(op: Operator, inputs: dict[str, Any], workdir: str) -> str | None:
     known = {p.name: p for p in op.params}
     extra = sorted(set(inputs) - set(known) - {"extra_args"})
     if extra:
@@ -356,12 +357,14 @@ def _check_inputs(op: Operator, inputs: dict[str, Any]) -> str | None:
         if name == "extra_args":
             if not (isinstance(value, list) and all(isinstance(v, str | int | float) for v in value)):
                 return "extra_args must be a list of strings"
-            problems = [path_problem(f"extra_args[{k}]", v.split("=", 1)[-1]) for k, v in enumerate(map(str, value))]
+            problems = [
+                path_problem(f"extra_args[{k}]", v.split("=", 1)[-1], workdir) for k, v in enumerate(map(str, value))
+            ]
             if any(problems):
                 return next(p for p in problems if p)
             continue
         p = known[name]
-        if isinstance(value, str) and (problem := path_problem(name, value)):
+        if isinstance(value, str) and (problem := path_problem(name, value, workdir)):
             return problem
         if p.type in ("integer", "number"):
             try:
@@ -375,13 +378,18 @@ def _check_inputs(op: Operator, inputs: dict[str, Any]) -> str | None:
     return None
 
 
-def path_problem(name: str, value: object) -> str | None:
-    """An input that points outside the workspace: an absolute or home path, or one with a `..` segment."""
+def path_problem(name: str, value: object, workdir: str = "") -> str | None:
+    """An input that points outside the workspace `workdir`: a home path, an absolute path elsewhere, or one
+    whose `..` segments climb out of it. (An absolute path inside the workspace, such as /app/data/x.json
+    when the agent works in /app, is the workspace and is accepted.)"""
     text = str(value)
-    if text.startswith(("/", "~")):
-        return f"input {name} must be a path inside the workspace, not an absolute path ({text[:80]!r})"
-    if ".." in re.split(r"[/\\]", text):
-        return f"input {name} must not leave the workspace with '..' ({text[:80]!r})"
+    if text.startswith("~"):
+        return f"input {name} must be a path inside the workspace, not a home path ({text[:80]!r})"
+    root = posixpath.normpath(workdir or "/nonexistent-workspace")
+    resolved = posixpath.normpath(posixpath.join(root, text.replace("\\", "/")))
+    if resolved != root and not resolved.startswith(root.rstrip("/") + "/"):
+        kind = "an absolute path outside it" if text.startswith("/") else "a path that leaves it with '..'"
+        return f"input {name} must be a path inside the workspace {root}, not {kind} ({text[:80]!r})"
     return None
 
 
