@@ -123,12 +123,22 @@ def _with_declared(example: list[Param], declared: list[Param]) -> list[Param]:
     keeps the example value as its illustration; the example's own positionals only when the script declares
     none (then named from placeholders, else arg1...)."""
     shown = [p for p in example if p.flag is None]
+    by_flag = {p.flag: p for p in example if p.flag}
+    declared = [  # a plain-string flag the example fills with a file name is a path
+        p.model_copy(update={"type": "path", "description": p.description or by_flag[p.flag].description})
+        if p.flag in by_flag and p.type == "string" and by_flag[p.flag].type == "path"
+        else p
+        for p in declared
+    ]
     positionals = [p for p in declared if p.flag is None]
     if positionals:
         filled = []
         for k, p in enumerate(positionals):
             if k < len(shown):
-                p = p.model_copy(update={"required": True, "description": p.description or shown[k].description})
+                more: dict[str, object] = {"required": True, "description": p.description or shown[k].description}
+                if p.type == "string" and shown[k].type == "path":
+                    more["type"] = "path"
+                p = p.model_copy(update=more)
             filled.append(p)
         declared = [*filled, *(p for p in declared if p.flag is not None)]
         example = [p for p in example if p.flag is not None]
