@@ -40,6 +40,7 @@ from skillworks.compile.contract import (
     StepGraph,
     ValidationLevel,
 )
+from skillworks.compile.declaration import apply_declaration, read_declaration
 from skillworks.compile.features import extract_features
 from skillworks.compile.loading import read_package
 from skillworks.compile.lower import chunk_text, lower_sections, lower_workflow, shell_problems
@@ -152,6 +153,13 @@ def compile_skill(
         evidence.append(Evidence(feature="invalid_package", value=1.0, supports="insufficient", note=problem))
         decision = Classification("insufficient", decision.scores, evidence)
         judge = None
+    declaration = read_declaration(package)
+    if shape is None and declaration is not None and declaration.shape is not None:
+        shape = declaration.shape  # the author's word wins over inference (and over a judge)
+        evidence.append(
+            Evidence(feature="author_declaration", value=1.0, supports=shape, note="metadata.compile.shape")
+        )
+        judge = None
     judgement = judge(package, decision) if judge is not None else None
     shape_fixed = shape
     shape = shape_fixed or decision.shape
@@ -180,6 +188,8 @@ def compile_skill(
     operators: list[Operator] = script_operators(package, feats)
     if shape in ("workflow", "dispatcher"):
         operators += command_operators(feats, steps=shape == "workflow")
+    if declaration is not None:
+        operators = apply_declaration(declaration, operators, package)
     if operators:
         missing = [
             o.execution.script
