@@ -25,8 +25,9 @@ def compile_command(
 ) -> None:
     """Compile skills into boundary contracts (shape, operators, step graph, risks, lossless capsule)."""
     from skillworks.compile import compile_to, contract_json_schema, explain_record, print_explain
+    from skillworks.compile.tree import output_names
     from skillworks.errors import UserError
-    from skillworks.skills import discover_skills, load_skill
+    from skillworks.skills import discover_skills
 
     roots: list[Path] = []
     for d in skill_dirs:
@@ -34,28 +35,48 @@ def compile_command(
         if not found:
             raise UserError("no SKILL.md here or below", d)
         roots.extend(found)
-    for root in roots:  # every package must load before anything is written
-        load_skill(root)
-    outcomes = [compile_to(root, out, recompile=recompile, model=model, api_base=api_base) for root in roots]
+    names = output_names(roots)
+    outcomes = []
+    failed: list[str] = []
+    for root in roots:  # one skill that cannot be compiled is reported and the rest go on
+        try:
+            outcomes.append(
+                compile_to(root, out, recompile=recompile, model=model, api_base=api_base, dest=names[root])
+            )
+        except UserError as exc:
+            failed.append(str(exc))
+            typer.echo(f"error: {exc}", err=True)
+    out.mkdir(parents=True, exist_ok=True)
     (out / "contract.schema.json").write_text(json.dumps(contract_json_schema(), indent=2))
+    invalid = [o for o in outcomes if any(d.startswith("invalid skill") for d in o.contract.diagnostics)]
     if as_json:
         typer.echo(json.dumps([explain_record(o.contract, str(o.path)) for o in outcomes], indent=2))
-        return
-    if explain:
-        print_explain([o.contract for o in outcomes])
-    for o in outcomes:
-        c = o.contract
-        state = "up to date" if o.reused else "compiled"
-        judged = (
-            f"; judged {c.compile.judge_shape or 'unusable'} by {c.compile.judge_model} "
-            f"({c.compile.input_tokens}+{c.compile.output_tokens} tokens)"
-            if c.compile.judge_model
-            else ""
-        )
+    else:
+        if explain:
+            print_explain([o.contract for o in outcomes])
+        for o in outcomes:
+            c = o.contract
+            state = "up to date" if o.reused else "compiled"
+            judged = (
+                f"; judged {c.compile.judge_shape or 'unusable'} by {c.compile.judge_model} "
+                f"({c.compile.input_tokens}+{c.compile.output_tokens} tokens)"
+                if c.compile.judge_model
+                else ""
+            )
+            typer.echo(
+                f"{c.skill}: {c.shape} ({c.type}, {c.validation_level}, {len(c.operators)} operator(s){judged}) "
+                f"{state} -> {o.path}"
+            )
+        for o in invalid:
+            typer.echo(f"warning: {o.path.name}: {next(d for d in o.contract.diagnostics if d.startswith('invalid'))}")
+    if not as_json:
         typer.echo(
-            f"{c.skill}: {c.shape} ({c.type}, {c.validation_level}, {len(c.operators)} operator(s){judged}) "
-            f"{state} -> {o.path}"
+            f"{len(outcomes)} of {len(roots)} skill(s) compiled ({len(invalid)} invalid, compiled as insufficient); "
+            f"{len(failed)} failed",
+            err=True,
         )
+    if failed:  # the exit status is the number of skills that failed (at most 100)
+        raise typer.Exit(min(len(failed), 100))
 
 
 def serve_skills_command(

@@ -55,7 +55,14 @@ def classify(feats: Features) -> Classification:
     step_commands = sum(1 for c in feats.commands if any(i.line_start <= c.line <= i.line_end for i in feats.ordered))
     points = entry_points(feats)
     sequential = feats.longest_run
-    vote("ordered_steps", sequential, "workflow", 2.0 if sequential >= 3 else 0.0, "longest run of numbered steps")
+    procedural = bool(step_commands or feats.step_sections or feats.step_headings)
+    vote(
+        "ordered_steps",
+        sequential,
+        "workflow",
+        (2.0 if procedural else 1.0) if sequential >= 3 else 0.0,
+        "longest run of numbered steps (full weight under a Workflow/Steps heading or with commands in them)",
+    )
     vote("long_procedure", sequential, "workflow", 1.0 if sequential >= 5 else 0.0, "five or more numbered steps")
     vote(
         "step_sections",
@@ -132,6 +139,27 @@ def classify(feats: Features) -> Classification:
         1.0 if prose_only else 0.0,
         "sectioned prose with nothing to run",
     )
+    vote(
+        "step_headings",
+        feats.step_headings,
+        "workflow",
+        2.0 if feats.step_headings >= 2 else 0.0,
+        "headings such as Step 1 / Phase 2",
+    )
+    vote(
+        "tool_menu",
+        feats.tool_names,
+        "dispatcher",
+        4.0 if feats.tool_names >= 3 else 0.0,
+        "distinct TOOL_NAME identifiers to call",
+    )
+    vote(
+        "library_code",
+        feats.program_blocks,
+        "reference",
+        2.0 if feats.program_blocks >= 3 and feats.step_headings < 2 else 0.0,
+        "code samples in a programming language (usage of a library)",
+    )
     vote("setup_requirements", feats.setup_cues, None, 0.0, "install / prerequisite cues (risk, not shape)")
 
     if feats.words < MIN_WORDS and not feats.scripts:
@@ -141,6 +169,27 @@ def classify(feats: Features) -> Classification:
                 value=feats.words,
                 supports="insufficient",
                 note=f"fewer than {MIN_WORDS} words and no scripts",
+            )
+        )
+        return Classification("insufficient", scores, evidence)
+    thin = feats.table_rows < 3 and feats.bullets < 5 and feats.longest_run < 3
+    if feats.words < 200 and thin and not feats.commands and not feats.scripts and not feats.code_blocks:
+        evidence.append(
+            Evidence(
+                feature="stub",
+                value=feats.words,
+                supports="insufficient",
+                note="under 200 words with no commands, code, scripts, lists or tables",
+            )
+        )
+        return Classification("insufficient", scores, evidence)
+    if feats.persona_cues and not feats.commands and not feats.scripts:
+        evidence.append(
+            Evidence(
+                feature="persona",
+                value=feats.persona_cues,
+                supports="insufficient",
+                note="a persona prompt with nothing to run",
             )
         )
         return Classification("insufficient", scores, evidence)

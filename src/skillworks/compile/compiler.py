@@ -36,16 +36,19 @@ from skillworks.compile.contract import (
     Operator,
     Policy,
     RiskFlag,
+    Shape,
     StepGraph,
     ValidationLevel,
 )
+from skillworks.compile.declaration import apply_declaration, read_declaration
 from skillworks.compile.features import extract_features
+from skillworks.compile.loading import read_package
 from skillworks.compile.lower import chunk_text, lower_sections, lower_workflow, shell_problems
 from skillworks.compile.operators import command_operators, script_operators
 from skillworks.errors import UserError, first_validation_error
-from skillworks.skills.package import SkillPackage, hash_directory, iter_package_files, load_skill
+from skillworks.skills.package import SkillPackage, hash_directory, iter_package_files
 
-COMPILER_VERSION = "1"
+COMPILER_VERSION = "2"
 _TEXT_SUFFIXES = frozenset(
     {
         ".md",
@@ -71,7 +74,6 @@ _TEXT_SUFFIXES = frozenset(
         "",
     }
 )
-_BLOCKING_RISKS: frozenset[RiskFlag] = frozenset({"destructive", "network", "privileged", "installs-packages"})
 
 
 if TYPE_CHECKING:
@@ -109,7 +111,7 @@ def _capsule(package: SkillPackage) -> Capsule:
 def _contract_type(shape: str, operators: list[Operator], graph: StepGraph | None) -> ContractType:
     if shape == "workflow" and graph is not None and any(s.execution for s in graph.steps):
         return "solver-like"
-    if shape == "dispatcher" and operators:
+    if operators:
         return "typed-operator" if any(o.execution.kind == "script" for o in operators) else "adapter"
     return "guidance"
 
@@ -121,21 +123,46 @@ def _summary(package: SkillPackage, shape: str, operators: list[Operator], graph
         return f"{first}. A {len(graph.steps)}-step workflow ({runnable} runnable step(s))."
     if shape == "dispatcher":
         return f"{first}. Operators: {', '.join(o.id for o in operators[:8])}."
+    ops = f" Operators: {', '.join(o.id for o in operators[:8])}." if operators else ""
     if shape == "reference":
-        return f"{first}. Reference text, searchable by section."
-    return f"{first}. Not compiled (insufficient structure): the raw package is served as is."
+        return f"{first}. Reference text, searchable by section.{ops}"
+    return f"{first}. Not compiled (insufficient structure): the raw package is served as is.{ops}"
 
 
-def compile_skill(package: SkillPackage, judge: Judge | None = None) -> BoundaryContract:
+def compile_skill(
+    package: SkillPackage,
+    judge: Judge | None = None,
+    *,
+    problem: str | None = None,
+    shape: Shape | None = None,
+) -> BoundaryContract:
     """Compile one package: deterministic and offline, unless a `judge` (an LLM through the gateway) is
-    given, whose shape is used where the structural evidence is close."""
+    given, whose shape is used where the structural evidence is close. A package that breaks the skill spec
+    (`problem`) compiles as `insufficient` with that diagnostic; its scripts are still operators. `shape`
+    fixes the shape (re-deriving a contract whose shape was judged)."""
     t0 = time.perf_counter()
     feats = extract_features(package)
     decision = classify(feats)
-    shape = decision.shape
     diagnostics: list[str] = []
     evidence = list(decision.evidence)
+    if problem is not None and "does not match its directory name" in problem:  # packaging, not content
+        diagnostics.append(f"skill spec: {problem}")
+        problem = None
+    if problem is not None:
+        diagnostics.append(f"invalid skill ({problem}): compiled as insufficient")
+        evidence.append(Evidence(feature="invalid_package", value=1.0, supports="insufficient", note=problem))
+        decision = Classification("insufficient", decision.scores, evidence)
+        judge = None
+    declaration = read_declaration(package)
+    if shape is None and declaration is not None and declaration.shape is not None:
+        shape = declaration.shape  # the author's word wins over inference (and over a judge)
+        evidence.append(
+            Evidence(feature="author_declaration", value=1.0, supports=shape, note="metadata.compile.shape")
+        )
+        judge = None
     judgement = judge(package, decision) if judge is not None else None
+    shape_fixed = shape
+    shape = shape_fixed or decision.shape
     if judgement is not None:
         if judgement.shape is None:
             diagnostics.append(
@@ -153,13 +180,17 @@ def compile_skill(package: SkillPackage, judge: Judge | None = None) -> Boundary
                     note=f"{judgement.model} ({used}): {judgement.reason}",
                 )
             )
-            if judgement.decided:
+            if judgement.decided and shape_fixed is None:
                 shape = judgement.shape
-    operators: list[Operator] = []
     graph: StepGraph | None = None
+    # every executable the package ships is an operator, whatever the shape; documented command templates
+    # only where the skill is something to run (workflow, dispatcher)
+    operators: list[Operator] = script_operators(package, feats)
     if shape in ("workflow", "dispatcher"):
-        operators = script_operators(package, feats)
-        operators += command_operators(feats)
+        operators += command_operators(feats, steps=shape == "workflow")
+    if declaration is not None:
+        operators = apply_declaration(declaration, operators, package)
+    if operators:
         missing = [
             o.execution.script
             for o in operators
@@ -180,11 +211,12 @@ def compile_skill(package: SkillPackage, judge: Judge | None = None) -> Boundary
         graph = lower_workflow(package, feats, operators)
         diagnostics += graph.problems
     sections = lower_sections(package, feats)
-    if shape == "insufficient":
+    if shape == "insufficient" and problem is None:
         diagnostics.append(
             "insufficient structure to compile ("
             + "; ".join(e.note for e in decision.evidence if e.supports == "insufficient")
             + "): the runtime serves the raw package through the fallback operators"
+            + (" and runs its scripts as operators" if operators else "")
         )
     risks: list[RiskFlag] = sorted({r for o in operators for r in o.risks})
     level: ValidationLevel
@@ -231,10 +263,6 @@ def compile_skill(package: SkillPackage, judge: Judge | None = None) -> Boundary
     )
 
 
-def blocking_risks(op: Operator) -> list[RiskFlag]:
-    return [r for r in op.risks if r in _BLOCKING_RISKS]
-
-
 @dataclass(frozen=True)
 class CompiledSkill:
     """A loaded artifact: its contract and the directory holding the capsule."""
@@ -251,16 +279,16 @@ class CompiledSkill:
         return self.root / CAPSULE_DIR
 
 
-def write_artifact(contract: BoundaryContract, package: SkillPackage, out_dir: Path) -> Path:
-    """Write OUT/<skill>/ (contract + capsule copy) atomically enough: a fresh dir renamed into place."""
-    target = out_dir / contract.skill
-    tmp = out_dir / f".{contract.skill}.tmp"
+def write_artifact(contract: BoundaryContract, package: SkillPackage, out_dir: Path, dest: str | None = None) -> Path:
+    """Write OUT/<dest or skill>/ (contract + capsule copy) atomically enough: a fresh dir renamed into place."""
+    target = out_dir / (dest or contract.skill)
+    tmp = out_dir / f".{target.name}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     (tmp / CAPSULE_DIR).mkdir(parents=True)
     for path in iter_package_files(package.root):
-        dest = tmp / CAPSULE_DIR / path.relative_to(package.root)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(path, dest)
+        copy = tmp / CAPSULE_DIR / path.relative_to(package.root)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, copy)
     (tmp / CONTRACT_FILE).write_text(contract.model_dump_json(indent=2))
     shutil.rmtree(target, ignore_errors=True)
     tmp.rename(target)
@@ -278,6 +306,31 @@ def read_contract(path: Path) -> BoundaryContract:
         raise UserError(f"not a valid boundary contract: {exc}", path) from None
 
 
+class TamperedArtifactError(StaleArtifactError):
+    """A contract.json whose operators, steps or policy are not what its capsule compiles to."""
+
+
+_SURFACE = {"shape", "type", "operators", "graph", "policy", "risks", "package_hash", "schema_version"}
+
+
+def _verify_contract(contract: BoundaryContract, root: Path) -> None:
+    """The contract is only a cache of what its (hash-checked) capsule compiles to: re-derive it with the same
+    shape and refuse the artifact when anything that decides what runs differs (an edited template, script,
+    interpreter, risk flag or policy). There is thus no digest to forge beside the file."""
+    package, _ = read_package(
+        root / CAPSULE_DIR, name_hint=contract.skill
+    )  # the capsule's directory name never matches: tolerated
+    again = compile_skill(package, shape=contract.shape)
+    mine, theirs = contract.model_dump(include=_SURFACE), again.model_dump(include=_SURFACE)
+    if mine != theirs:
+        fields = sorted(k for k in _SURFACE if mine.get(k) != theirs.get(k))
+        raise TamperedArtifactError(
+            f"skill {contract.skill!r}: contract.json does not match what its capsule compiles to "
+            f"({', '.join(fields)} differ; edited after compile?); recompile it",
+            root / CONTRACT_FILE,
+        )
+
+
 def load_compiled(root: Path, source: Path | None = None) -> CompiledSkill:
     """Load OUT/<skill>/, refusing it when the capsule no longer matches the contract's package hash, or when
     `source` (the skill directory it was compiled from) has changed since."""
@@ -289,6 +342,7 @@ def load_compiled(root: Path, source: Path | None = None) -> CompiledSkill:
             "(edited after compile); recompile it",
             root,
         )
+    _verify_contract(contract, root)
     if source is not None:
         current = hash_directory(source)
         if current != contract.package_hash:
@@ -321,13 +375,20 @@ class CompileOutcome:
 
 
 def compile_to(
-    skill_dir: Path, out_dir: Path, *, recompile: bool = False, model: str | None = None, api_base: str | None = None
+    skill_dir: Path,
+    out_dir: Path,
+    *,
+    recompile: bool = False,
+    model: str | None = None,
+    api_base: str | None = None,
+    dest: str | None = None,
 ) -> CompileOutcome:
-    """Compile one skill directory into OUT/<skill>/. An existing artifact of the same package hash (and the
-    same judge model) is reused; one of another hash (the package was edited) is refused unless `recompile`.
+    """Compile one skill directory into OUT/<dest or skill>/. An existing artifact of the same package hash (and
+    the same judge model) is reused; one of another hash (the package was edited) is refused unless `recompile`.
+    A package that breaks the skill spec compiles as `insufficient` with the problem as a diagnostic.
     With `model`, the shape is also judged by that model through a gateway (log: OUT/<skill>/judge-gateway.jsonl)."""
-    package = load_skill(skill_dir)
-    target = out_dir / package.name
+    package, problem = read_package(Path(skill_dir))
+    target = out_dir / (dest or package.name)
     if (target / CONTRACT_FILE).is_file():
         existing = read_contract(target / CONTRACT_FILE)
         same = existing.compile.compiler_version == COMPILER_VERSION and existing.compile.judge_model == model
@@ -341,7 +402,7 @@ def compile_to(
             )
     out_dir.mkdir(parents=True, exist_ok=True)
     judge: Judge | None = None
-    log = out_dir / f".{package.name}.judge-gateway.jsonl"
+    log = out_dir / f".{target.name}.judge-gateway.jsonl"
     if model is not None:
         import asyncio
 
@@ -352,8 +413,8 @@ def compile_to(
         def judge(p: SkillPackage, d: Classification) -> Judgement:
             return asyncio.run(judge_shape(p, d, model, log, api_base))
 
-    contract = compile_skill(package, judge)
-    path = write_artifact(contract, package, out_dir)
+    contract = compile_skill(package, judge, problem=problem)
+    path = write_artifact(contract, package, out_dir, target.name)
     if log.is_file():
         log.replace(path / "judge-gateway.jsonl")
     return CompileOutcome(contract, path, reused=False)

@@ -82,6 +82,9 @@ class Operator(_Model):
     output_schema: dict[str, Any]
     execution: Execution
     risks: list[RiskFlag] = Field(default_factory=list)
+    risk_evidence: list[str] = Field(
+        default_factory=list, description="what raised each risk flag (`network: scripts/x.py line 12: httpx.get`)"
+    )
     cacheable: bool = False
     source: SourceRef
 
@@ -96,6 +99,9 @@ class Step(_Model):
     outputs: list[str] = Field(default_factory=list)
     depends_on: list[str] = Field(default_factory=list)
     risks: list[RiskFlag] = Field(default_factory=list)
+    risk_evidence: list[str] = Field(
+        default_factory=list, description="what raised each risk flag (`network: scripts/x.py line 12: httpx.get`)"
+    )
     cacheable: bool = False
     source: SourceRef
 
@@ -138,7 +144,9 @@ class Policy(_Model):
         default="confirm",
         description="an operator with a risk flag is blocked (block) or runs only with confirm=true (confirm)",
     )
-    network: Literal["block"] = "block"
+    network: Literal["block", "confirm"] = Field(
+        default="confirm", description="an operator that uses the network runs only with confirm=true, or never"
+    )
 
 
 class IOContract(_Model):

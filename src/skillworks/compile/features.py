@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from skillworks.check.tokens import estimate_tokens
+from skillworks.compile.executables import is_executable
 from skillworks.skills.package import SkillPackage
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -25,7 +26,9 @@ _SHELL_LANGS = frozenset({"sh", "bash", "shell", "console", "zsh", ""})
 _COMMAND_START = re.compile(
     r"^(?:\$\s*)?(?:sudo\s+)?(?:python3?|bash|sh|node|npx|npm|pip3?|uv|git|curl|wget|make|docker|podman|gawk|awk|"
     r"sed|grep|jq|find|cat|ls|mkdir|cp|mv|rm|tar|unzip|zip|psql|sqlite3|ffmpeg|convert|pandoc|go|cargo|"
-    r"ruby|perl|Rscript|java|kubectl|terraform|scripts/|\./)\S*"
+    r"ruby|perl|Rscript|java|kubectl|terraform|gh|tmux|obsidian|gws|aws|gcloud|az|helm|yarn|pnpm|deno|bun|ollama|"
+    r"dotnet|mvn|gradle|railway|vercel|supabase|firebase|wrangler|flyctl|heroku|brew|apt-get|apt|"
+    r"scripts/|\./)\S*"
 )
 _SETUP = re.compile(
     r"\b(?:pip3? install|npm (?:install|i)\b|apt(?:-get)? install|brew install|cargo install|go install|"
@@ -36,6 +39,44 @@ _VERIFY = re.compile(
     r"\b(?:verif(?:y|ication)|validat(?:e|ion)|sanity[- ]check|check (?:that|the result|the output)|assert|"
     r"confirm that|tests? pass)\b",
     re.IGNORECASE,
+)
+_SHELL_WORD = re.compile(r"^(?:\$\s*)?[a-z][\w.-]*(?:\s+\S|$)")
+_NUMBERED_HEADING = re.compile(r"^(?:step|phase|stage)\s*\d+[a-z]?\b", re.I)
+_PERSONA = re.compile(
+    r"\byou are (?:an? |the )?(?:\w+ ){0,3}(?:expert|specialist|engineer|architect|strategist|manager)\b|"
+    r"\byour (?:identity|core mission|personality)\b|\bagent personality\b",
+    re.I,
+)
+_TOOL_NAME = re.compile(r"\b[A-Z][A-Z0-9]+(?:_[A-Z0-9]+){2,}\b")
+_PROGRAM_LANGS = frozenset(
+    {
+        "python",
+        "py",
+        "javascript",
+        "js",
+        "typescript",
+        "ts",
+        "tsx",
+        "jsx",
+        "java",
+        "csharp",
+        "cs",
+        "c#",
+        "go",
+        "rust",
+        "kotlin",
+        "swift",
+        "cpp",
+        "c",
+        "ruby",
+        "php",
+        "scala",
+        "r",
+        "sql",
+        "html",
+        "css",
+        "xml",
+    }
 )
 _STEP_HEADINGS = re.compile(r"\b(?:workflow|steps?|procedure|how to|process|instructions|quick ?start)\b", re.I)
 _DISPATCH_HEADINGS = re.compile(r"\b(?:commands?|operations?|subcommands?|usage|api|functions?|tools?)\b", re.I)
@@ -101,12 +142,16 @@ class Features:
     dispatch_sections: int = 0
     reference_sections: int = 0
     longest_run: int = 0  # the longest run of consecutively numbered items
+    step_headings: int = 0  # headings such as "Step 2: ..." / "Phase 1" / "Stage 3"
+    persona_cues: int = 0  # "You are an expert ...", "Your Identity", "Use this skill when" boilerplate
+    program_blocks: int = 0  # fenced code in a programming language (library usage, not commands)
+    tool_names: int = 0  # distinct TOOL_NAME_IDENTIFIERS (an MCP tool menu)
     offset: int = 0
 
 
 def _body_offset(package: SkillPackage) -> int:
     """Number of SKILL.md lines before the body (frontmatter)."""
-    text = (package.root / "SKILL.md").read_text(encoding="utf-8")
+    text = (package.root / "SKILL.md").read_text(encoding="utf-8", errors="replace")
     head = text[: len(text) - len(package.body)] if text.endswith(package.body) else ""
     return head.count("\n")
 
@@ -128,7 +173,7 @@ def extract_features(package: SkillPackage) -> Features:
     offset = _body_offset(package)
     lines = package.body.splitlines()
     feats = Features(words=len(package.body.split()), tokens=estimate_tokens(package.body), offset=offset)
-    feats.scripts = [a.path for a in package.assets if a.kind == "script"]
+    feats.scripts = [a.path for a in package.assets if is_executable(package.root, a.path)]
     feats.references = [a.path for a in package.assets if a.kind == "reference"]
     section = ""
     fence: tuple[str, str, int] | None = None  # (marker, lang, start index)
@@ -151,13 +196,18 @@ def extract_features(package: SkillPackage) -> Features:
                 text = "\n".join(block_lines)
                 feats.code_blocks.append(CodeBlock(fence[1], text, fence[2] + offset + 1, i + offset + 1, section))
                 if fence[1].lower() in _SHELL_LANGS:
+                    shell = fence[1].lower() in ("sh", "bash", "shell", "zsh", "console")
                     for j, code_line in enumerate(block_lines):
                         stripped = code_line.strip()
-                        if stripped and not stripped.startswith("#") and _COMMAND_START.match(stripped):
+                        # in a block marked as shell any `word args` line is a command (gh, tmux, obsidian...)
+                        head_ok = _COMMAND_START.match(stripped) or (shell and _SHELL_WORD.match(stripped))
+                        if stripped and not stripped.startswith("#") and head_ok:
                             feats.commands.append(
                                 CommandLine(stripped.removeprefix("$ "), fence[2] + j + offset + 2, section, True)
                             )
                 feats.signatures += len(_SIGNATURE.findall(text))
+                if fence[1].lower() in _PROGRAM_LANGS:
+                    feats.program_blocks += 1
                 fence, block_lines = None, []
                 if item_meta is not None:
                     item.append(text)
@@ -175,6 +225,8 @@ def extract_features(package: SkillPackage) -> Features:
             feats.headings.append(Heading(len(heading.group(1)), section, i + offset + 1))
             if _STEP_HEADINGS.search(section):
                 feats.step_sections += 1
+            if _NUMBERED_HEADING.match(section):
+                feats.step_headings += 1
             if _DISPATCH_HEADINGS.search(section):
                 feats.dispatch_sections += 1
             if _REFERENCE_HEADINGS.search(section):
@@ -205,4 +257,6 @@ def extract_features(package: SkillPackage) -> Features:
     body = package.body
     feats.scripts_referenced = [s for s in feats.scripts if s in body or s.rsplit("/", 1)[-1] in body]
     feats.longest_run = _runs(feats.ordered)
+    feats.persona_cues = len(_PERSONA.findall(body))
+    feats.tool_names = len(set(_TOOL_NAME.findall(body)))
     return feats

@@ -8,8 +8,9 @@ import subprocess
 from graphlib import CycleError, TopologicalSorter
 
 from skillworks.compile.contract import Chunk, Operator, Section, SourceRef, Step, StepGraph, StepType
+from skillworks.compile.effects import shell_effects
 from skillworks.compile.features import Features, ListItem
-from skillworks.compile.operators import risks_of, slug
+from skillworks.compile.operators import slug
 from skillworks.skills.package import SkillPackage
 
 CHUNK_LINES = 40
@@ -98,7 +99,9 @@ def lower_workflow(package: SkillPackage, feats: Features, operators: list[Opera
                 if f not in outputs and f not in asset_paths and not f.startswith("scripts/")
             }
         )
+        inputs += sorted(f for f in _FILE_TOKEN.findall(item.text) if f in produced and f in outputs)
         name = re.split(r"(?<=[.:])\s", item.text, maxsplit=1)[0][:80]
+        step_risks = sorted(set(shell_effects("\n".join(c.text for c in commands)).flags) | set(op.risks if op else []))
         execution = op.execution if op is not None else None
         steps.append(
             Step(
@@ -109,9 +112,9 @@ def lower_workflow(package: SkillPackage, feats: Features, operators: list[Opera
                 operator=op.id if op is not None else None,
                 inputs=inputs,
                 outputs=outputs,
-                depends_on=[f"s{k - 1}"] if k > 1 else [],
-                risks=risks_of(" ".join(c.text for c in commands)),
-                cacheable=op is not None and not risks_of(" ".join(c.text for c in commands)),
+                depends_on=_dependencies(inputs, produced, k),
+                risks=step_risks,
+                cacheable=op is not None and not step_risks,
                 source=SourceRef(file="SKILL.md", line_start=item.line_start, line_end=item.line_end),
             )
         )
@@ -124,6 +127,15 @@ def lower_workflow(package: SkillPackage, feats: Features, operators: list[Opera
         )
     )
     return StepGraph(steps=steps, valid=not problems, problems=problems)
+
+
+def _dependencies(inputs: list[str], produced: dict[str, str], k: int) -> list[str]:
+    """The steps that produce this step's inputs (data edges); a step that reads nothing an earlier step
+    wrote follows the step before it, as the procedure is written."""
+    producers = sorted({produced[f] for f in inputs if f in produced}, key=lambda sid: int(sid[1:]))
+    if producers:
+        return producers
+    return [f"s{k - 1}"] if k > 1 else []
 
 
 def _runs_command(op: Operator, text: str, line: int) -> bool:
@@ -157,7 +169,7 @@ def validate_graph(steps: list[Step]) -> list[str]:
 def lower_sections(package: SkillPackage, feats: Features) -> list[Section]:
     from skillworks.check.tokens import estimate_tokens
 
-    lines = (package.root / "SKILL.md").read_text(encoding="utf-8").splitlines()
+    lines = (package.root / "SKILL.md").read_text(encoding="utf-8", errors="replace").splitlines()
     sections: list[Section] = []
     heads = feats.headings
     for k, h in enumerate(heads):

@@ -3,110 +3,21 @@ calls show) and its documented command templates; risk flags from what each one 
 
 from __future__ import annotations
 
-import ast
 import re
 import shlex
 from pathlib import Path
 from typing import Any
 
-from skillworks.compile.contract import Execution, Operator, Param, ParamType, RiskFlag, SourceRef
+from skillworks.compile.cli_params import declared_params
+from skillworks.compile.contract import Execution, Operator, Param, SourceRef
+from skillworks.compile.effects import Effects, code_effects, shell_effects
+from skillworks.compile.executables import INTERPRETERS as _INTERPRETERS
+from skillworks.compile.executables import interpreter_for
 from skillworks.compile.features import CommandLine, Features
 from skillworks.skills.package import SkillPackage
 
-MAX_COMMAND_OPERATORS = 8
-_INTERPRETERS = {
-    ".py": "python3",
-    ".sh": "bash",
-    ".bash": "bash",
-    ".js": "node",
-    ".mjs": "node",
-    ".rb": "ruby",
-    ".pl": "perl",
-    ".ts": "npx tsx",
-}
+MAX_COMMAND_OPERATORS = 12
 _PLACEHOLDER = re.compile(r"^(?:<[^>]+>|[A-Z][A-Z0-9_]{2,}(?:\.[A-Za-z0-9]+)?|\{[^}]+\})$")
-# Risk flags and what raises them, matched in the lower-cased text. Each pattern starts with a literal, so the
-# regex engine skips ahead to it (a few ns per character); the second element lists characters that must not
-# precede a match (_WORD: a word boundary), checked by hand because a leading \b or look-behind would defeat
-# that skip. A whole script is scanned, whatever its size (see benchmarks/compile_throughput.py).
-_WORD = "\\w"
-_RISKS: list[tuple[RiskFlag, list[tuple[str, str]]]] = [
-    (
-        "destructive",
-        [
-            (r"rm\s+-[a-z]*[rf]", _WORD),
-            (r"mkfs", _WORD),
-            (r"dd\s+if=", _WORD),
-            (r"drop\s+(?:table|database)", ""),
-            (r"git\s+push\s+(?:-f|--force)", _WORD),
-            (r"shutil\.rmtree", _WORD),
-            (r"truncate\s", _WORD),
-            (r"git\s+reset\s+--hard", _WORD),
-            (r"deletes?\b", _WORD),
-            (r"wipes?\b", _WORD),
-            (r"destroy\b", _WORD),
-            (r"erase\b", _WORD),
-            (r"purge\b", _WORD),
-        ],
-    ),
-    (
-        "network",
-        [
-            (r"curl\b", _WORD),
-            (r"wget\b", _WORD),
-            (r"https?://", ""),
-            (r"requests\.(?:get|post|put)", _WORD),
-            (r"urllib\.request", ""),
-            (r"fetch\(", _WORD),
-            (r"ssh\s", _WORD),
-            (r"scp\s", _WORD),
-            (r"nc\s", _WORD),
-            (r"socket\.", ""),
-        ],
-    ),
-    (
-        "installs-packages",
-        [
-            (r"pip3?\s+install", _WORD),
-            (r"npm\s+(?:install|i)\b", _WORD),
-            (r"apt(?:-get)?\s+install", ""),
-            (r"brew\s+install", _WORD),
-            (r"cargo\s+install", _WORD),
-        ],
-    ),
-    (
-        "privileged",
-        [(r"sudo\b", _WORD), (r"chmod\s+777", ""), (r"chown\b", _WORD), (r"/etc/(?:passwd|shadow|sudoers)", "")],
-    ),
-    (
-        "writes-files",
-        [
-            (r">(?!=)", "<>="),  # a redirection (also matches ->), not >=, >>= or <>
-            (r"open\([^)]*['\"][wa]b?['\"]", _WORD),
-            (r"\.write_text\(", ""),
-            (r"tee\b", _WORD),
-            (r"-o\s", ""),
-        ],
-    ),
-]
-_COMPILED_RISKS = [(flag, [(re.compile(p), before) for p, before in patterns]) for flag, patterns in _RISKS]
-
-
-def _found(pattern: re.Pattern[str], text: str, not_after: str) -> bool:
-    for match in pattern.finditer(text):
-        at = match.start()
-        if not not_after or at == 0:
-            return True
-        prev = text[at - 1]
-        if not ((prev.isalnum() or prev == "_") if not_after == _WORD else prev in not_after):
-            return True
-    return False
-
-
-def risks_of(text: str) -> list[RiskFlag]:
-    """The risk flags of a script or command line (all of it is read)."""
-    low = text.lower()
-    return [flag for flag, patterns in _COMPILED_RISKS if any(_found(p, low, before) for p, before in patterns)]
 
 
 def slug(text: str) -> str:
@@ -125,44 +36,6 @@ def _param_name(token: str, taken: set[str]) -> str:
 
 def _looks_like_path(token: str) -> bool:
     return "/" in token or bool(re.search(r"\.[A-Za-z0-9]{1,5}$", token))
-
-
-def _argparse_params(script: Path) -> list[Param]:
-    """Optional flags an argparse-based Python script declares (name, type, help, default)."""
-    try:
-        tree = ast.parse(script.read_text(encoding="utf-8"))
-    except (SyntaxError, UnicodeDecodeError, OSError, ValueError):
-        return []
-    params: list[Param] = []
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-            continue
-        if node.func.attr != "add_argument" or not node.args:
-            continue
-        first = node.args[0]
-        if not (isinstance(first, ast.Constant) and isinstance(first.value, str)) or not first.value.startswith("--"):
-            continue
-        kw = {k.arg: k.value for k in node.keywords if k.arg}
-        ptype: ParamType = "string"
-        type_node = kw.get("type")
-        if isinstance(type_node, ast.Name):
-            ptype = "integer" if type_node.id == "int" else "number" if type_node.id == "float" else "string"
-        action = kw.get("action")
-        if isinstance(action, ast.Constant) and action.value in ("store_true", "store_false"):
-            ptype = "boolean"
-        help_text = kw.get("help")
-        default = kw.get("default")
-        params.append(
-            Param(
-                name=slug(first.value),
-                type=ptype,
-                required=False,
-                flag=first.value,
-                description=help_text.value if isinstance(help_text, ast.Constant) else "",
-                default=str(default.value) if isinstance(default, ast.Constant) else None,
-            )
-        )
-    return params
 
 
 def _params_from_example(tokens: list[str]) -> list[Param]:
@@ -245,6 +118,33 @@ def _merge(params: list[Param], more: list[Param]) -> list[Param]:
     return merged
 
 
+def _with_declared(example: list[Param], declared: list[Param]) -> list[Param]:
+    """The script's own parameters (names, types, help) first; a positional the example fills is required and
+    keeps the example value as its illustration; the example's own positionals only when the script declares
+    none (then named from placeholders, else arg1...)."""
+    shown = [p for p in example if p.flag is None]
+    by_flag = {p.flag: p for p in example if p.flag}
+    declared = [  # a plain-string flag the example fills with a file name is a path
+        p.model_copy(update={"type": "path", "description": p.description or by_flag[p.flag].description})
+        if p.flag in by_flag and p.type == "string" and by_flag[p.flag].type == "path"
+        else p
+        for p in declared
+    ]
+    positionals = [p for p in declared if p.flag is None]
+    if positionals:
+        filled = []
+        for k, p in enumerate(positionals):
+            if k < len(shown):
+                more: dict[str, object] = {"required": True, "description": p.description or shown[k].description}
+                if p.type == "string" and shown[k].type == "path":
+                    more["type"] = "path"
+                p = p.model_copy(update=more)
+            filled.append(p)
+        declared = [*filled, *(p for p in declared if p.flag is not None)]
+        example = [p for p in example if p.flag is not None]
+    return _merge(declared, example)
+
+
 def script_operators(package: SkillPackage, feats: Features, source_file: str = "SKILL.md") -> list[Operator]:
     """One operator per script entry point: (script, subcommand) pairs seen in the examples, else the script."""
     examples: dict[tuple[str, str | None], tuple[list[str], CommandLine]] = {}
@@ -284,9 +184,8 @@ def script_operators(package: SkillPackage, feats: Features, source_file: str = 
             examples[(script, None)] = ([], CommandLine("", 0, "", False))
     ops: list[Operator] = []
     seen: set[str] = set()
-    md_lines = (package.root / "SKILL.md").read_text(encoding="utf-8").splitlines()
-    per_script = {s: sum(1 for key in examples if key[0] == s) for s in feats.scripts}
-    script_info: dict[str, tuple[list[Param], list[RiskFlag]]] = {}
+    script_info: dict[str, tuple[str, Effects, str]] = {}
+    subs_of: dict[str, set[str]] = {s: {sub for (sc, sub) in examples if sc == s and sub} for s in feats.scripts}
     for (script, sub), (args, cmd) in sorted(examples.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
         path = package.root / script
         suffix = Path(script).suffix
@@ -296,9 +195,15 @@ def script_operators(package: SkillPackage, feats: Features, source_file: str = 
                 text = path.read_text(encoding="utf-8", errors="replace")
             except OSError:
                 text = ""
-            script_info[script] = (_argparse_params(path) if suffix == ".py" else [], risks_of(text))
-        flags, script_risks = script_info[script]
-        params = _merge(params, flags)
+            interpreter = interpreter_for(package.root, script) or _INTERPRETERS.get(suffix, "bash")
+            script_info[script] = (text, code_effects(text, interpreter), interpreter)
+        source_text, script_effects, interpreter = script_info[script]
+        declared = declared_params(source_text, interpreter, sub)
+        effects = Effects()
+        effects.merge(script_effects.for_subcommand(sub, subs_of[script]), prefix=f"{script} ")
+        if cmd.text:
+            effects.merge(shell_effects(cmd.text, f"SKILL.md:{cmd.line}"))
+        params = _with_declared(params, declared)
         op_id = slug(Path(script).stem + (f"_{sub}" if sub else ""))
         while op_id in seen:
             op_id += "_2"
@@ -311,16 +216,10 @@ def script_operators(package: SkillPackage, feats: Features, source_file: str = 
                 params=params,
                 input_schema=input_schema(params),
                 output_schema=OUTPUT_SCHEMA,
-                execution=Execution(
-                    kind="script", interpreter=_INTERPRETERS.get(suffix, "bash"), script=script, template=sub
-                ),
-                # a script shared by several subcommands: the risks its documentation line names, else all
-                risks=list(
-                    dict.fromkeys(
-                        (script_risks if per_script.get(script, 1) <= 1 else [])
-                        + risks_of(cmd.text + "\n" + (md_lines[cmd.line - 1] if 0 < cmd.line <= len(md_lines) else ""))
-                    )
-                ),
+                execution=Execution(kind="script", interpreter=interpreter, script=script, template=sub),
+                # what the script's code does (every subcommand shares it) and what its documented line runs
+                risks=effects.flags,
+                risk_evidence=effects.notes(),
                 cacheable=False,
                 source=SourceRef(file=source_file if cmd.line else script, line_start=line, line_end=line),
             )
@@ -328,10 +227,12 @@ def script_operators(package: SkillPackage, feats: Features, source_file: str = 
     return ops
 
 
-def command_operators(feats: Features, source_file: str = "SKILL.md") -> list[Operator]:
-    """Documented shell commands with placeholders become command templates (`{name}` slots)."""
+def command_operators(feats: Features, source_file: str = "SKILL.md", steps: bool = False) -> list[Operator]:
+    """Documented shell commands with placeholders become command templates (`{name}` slots); with `steps`,
+    a command inside a numbered step becomes an operator even without placeholders (the step runs it)."""
     ops: list[Operator] = []
     seen: set[str] = set()
+    in_step = {c.line for c in feats.commands if any(i.line_start <= c.line <= i.line_end for i in feats.ordered)}
     for cmd in feats.commands:
         if any(s.rsplit("/", 1)[-1] in cmd.text for s in feats.scripts):
             continue
@@ -348,9 +249,10 @@ def command_operators(feats: Features, source_file: str = "SKILL.md") -> list[Op
                     Param(name=name, type="path" if _looks_like_path(tok) else "string", description=f"replaces {tok}")
                 )
                 template = re.sub(rf"(?<![\w{{]){re.escape(tok)}(?![\w}}])", "{" + name + "}", template)
-        if not params:
+        if not params and not (steps and cmd.line in in_step):
             continue
         op_id = slug(tokens[0].rsplit("/", 1)[-1]) + f"_l{cmd.line}"
+        command_effects = shell_effects(cmd.text, f"SKILL.md:{cmd.line}")
         if op_id in seen:
             continue
         seen.add(op_id)
@@ -362,7 +264,8 @@ def command_operators(feats: Features, source_file: str = "SKILL.md") -> list[Op
                 input_schema=input_schema(params),
                 output_schema=OUTPUT_SCHEMA,
                 execution=Execution(kind="command", template=template),
-                risks=risks_of(cmd.text),
+                risks=command_effects.flags,
+                risk_evidence=command_effects.notes(),
                 source=SourceRef(file=source_file, line_start=cmd.line, line_end=cmd.line),
             )
         )

@@ -12,8 +12,9 @@ runs operators as its own subprocesses and is meant to be started inside the san
 
 from __future__ import annotations
 
-import asyncio
+import hashlib
 import json
+import posixpath
 import re
 import shlex
 import sqlite3
@@ -24,11 +25,16 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from skillworks.compile.compiler import CompiledSkill, blocking_risks
+from skillworks.compile.compiler import CompiledSkill
 from skillworks.compile.contract import Operator
+from skillworks.compile.execute import ExecResult, run_capped
+from skillworks.compile.policy import gate, policy_text
+
+__all__ = ["Envelope", "ExecResult", "Executor", "SkillRuntime", "SubprocessExecutor", "build_command", "handle_name"]
 
 MAX_OUTPUT_CHARS = 16_000
 DEFAULT_TIMEOUT_SEC = 120.0
+MAX_HANDLE_CHARS = 64
 DEOPT_TOOLS = ("list_skill_assets", "get_skill_asset", "search_skill_docs")
 _DEOPT_HINTS = [  # the lossless fallback, reachable as operators of every run_<skill> handle
     "operator=list_skill_assets",
@@ -54,14 +60,6 @@ class Envelope(BaseModel):
     deopt_hints: list[str] = Field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class ExecResult:
-    exit_code: int
-    stdout: str
-    stderr: str
-    timed_out: bool = False
-
-
 class Executor(Protocol):
     """Runs an operator's command line where the agent works."""
 
@@ -84,23 +82,7 @@ class SubprocessExecutor:
         return str(skill.capsule_dir)
 
     async def run(self, command: str, timeout: float) -> ExecResult:
-        proc = await asyncio.create_subprocess_exec(
-            "bash",
-            "-c",
-            command,
-            cwd=self.workdir,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-        )
-        try:
-            out, err = await asyncio.wait_for(proc.communicate(), timeout)
-        except TimeoutError:
-            proc.kill()
-            await proc.wait()
-            return ExecResult(124, "", f"timed out after {timeout:g}s", timed_out=True)
-        return ExecResult(proc.returncode or 0, out.decode(errors="replace"), err.decode(errors="replace"))
+        return await run_capped(command, self.workdir, timeout)
 
 
 def _truncate(text: str) -> str:
@@ -110,8 +92,15 @@ def _truncate(text: str) -> str:
     return f"{text[:half]}\n... [{len(text) - MAX_OUTPUT_CHARS} characters cut] ...\n{text[-half:]}"
 
 
-def handle_name(skill: str) -> str:
-    return "run_" + re.sub(r"[^a-zA-Z0-9_]", "_", skill)
+def handle_name(skill: str, salt: str = "") -> str:
+    """`run_<skill>` as a tool name: [a-zA-Z0-9_] only and at most MAX_HANDLE_CHARS (Anthropic and OpenAI limit
+    tool names to 64); a longer one, or one given a `salt` (to tell same-name skills apart), keeps a stable
+    prefix and ends in a hash of the skill name and salt."""
+    name = "run_" + re.sub(r"[^a-zA-Z0-9_]", "_", skill)
+    if len(name) <= MAX_HANDLE_CHARS and not salt:
+        return name
+    digest = hashlib.sha256(f"{skill}\0{salt}".encode()).hexdigest()[:10]
+    return f"{name[: MAX_HANDLE_CHARS - len(digest) - 1]}_{digest}"
 
 
 @dataclass(frozen=True)
@@ -149,8 +138,14 @@ class _DocIndex:
 
 class SkillRuntime:
     def __init__(self, skills: list[CompiledSkill], executor: Executor) -> None:
-        self.skills = {s.name: s for s in skills}
-        self.handles = {handle_name(s.name): s for s in skills}
+        self.skills: dict[str, CompiledSkill] = {}
+        self.handles: dict[str, CompiledSkill] = {}
+        for s in skills:  # same-name skills (two trees) get distinct handles, salted by their package hash
+            handle, k = handle_name(s.name), 0
+            while handle in self.handles:  # identical copies too: salted by where the artifact lives
+                handle, k = handle_name(s.name, f"{s.root.name}/{s.contract.package_hash}/{k}"), k + 1
+            self.handles[handle] = s
+            self.skills.setdefault(s.name, s)
         self.executor = executor
         self.index = _DocIndex(skills)
         self.calls: list[dict[str, Any]] = []  # what was asked and answered, for the trial's record
@@ -220,7 +215,7 @@ class SkillRuntime:
         trace.append("selected")
         if operator_id in DEOPT_TOOLS:
             inputs = args.get("inputs") or {}
-            return self._deopt(str(operator_id), {**(inputs if isinstance(inputs, dict) else {}), "skill": c.skill})
+            return self._deopt(str(operator_id), inputs if isinstance(inputs, dict) else {}, skill)
         op = next((o for o in c.operators if o.id == operator_id), None)
         if op is None:
             return Envelope(
@@ -235,27 +230,13 @@ class SkillRuntime:
         inputs = args.get("inputs") or {}
         if not isinstance(inputs, dict):
             return self._blocked(op, trace, "inputs must be an object of parameter values")
-        problem = _check_inputs(op, inputs)
+        problem = _check_inputs(op, inputs, self.executor.workdir)
         if problem:
             return self._blocked(op, trace, problem + f"; the input schema is {json.dumps(op.input_schema)}")
         trace.append("inputs-bound")
-        risky = blocking_risks(op)
-        if c.policy.action != "execute":
-            return self._blocked(op, trace, "this skill's policy is guide-only; read it with query or the fallback")
-        if "network" in risky:
-            return self._blocked(
-                op,
-                trace,
-                "the operator uses the network, which the policy blocks; do the step "
-                "by hand without network access, or read the skill's text",
-            )
-        if risky and (c.policy.risky == "block" or not args.get("confirm")):
-            return self._blocked(
-                op,
-                trace,
-                f"the operator is marked {', '.join(risky)}; the policy requires "
-                "confirm=true after you have checked it is what the task needs",
-            )
+        refused = gate(op, c.policy, bool(args.get("confirm")))
+        if refused:
+            return self._blocked(op, trace, refused)
         trace.append("policy-ok")
         command = build_command(op, inputs, self.executor.skill_root(skill))
         started = time.monotonic()
@@ -292,16 +273,10 @@ class SkillRuntime:
 
     def _disclose(self, skill: CompiledSkill, trace: list[str]) -> Envelope:
         c = skill.contract
-        policy = (
-            "guide-only: nothing runs"
-            if c.policy.action != "execute"
-            else f"operators run in your workspace; risky ones ({', '.join(c.risks) or 'none here'}) "
-            + ("are blocked" if c.policy.risky == "block" else "need confirm=true")
-            + "; network blocked"
-        )
+        policy = policy_text(c.policy, c.risks)
         disclosed: dict[str, Any] = {"skill": c.skill, "shape": c.shape, "type": c.type, "policy": policy}
         if c.shape == "insufficient":
-            disclosed["instructions"] = (skill.capsule_dir / "SKILL.md").read_text(encoding="utf-8")
+            disclosed["instructions"] = (skill.capsule_dir / "SKILL.md").read_text(encoding="utf-8", errors="replace")
         # compact typed signatures (name?: optional); the full JSON schema comes back with any input error
         disclosed["operators"] = [signature(o) for o in c.operators] + _DEOPT_SIGNATURES
         if c.graph is not None:
@@ -321,32 +296,16 @@ class SkillRuntime:
         )
 
     # --- the lossless fallback
-    def _deopt(self, name: str, args: dict[str, Any]) -> Envelope:
+    def _deopt(self, name: str, args: dict[str, Any], skill: CompiledSkill) -> Envelope:
         trace = ["received", "deopt"]
         if name == "search_skill_docs":
-            skill_name = args.get("skill")
-            if skill_name is not None and skill_name not in self.skills:
-                return Envelope(
-                    status="blocked",
-                    contribution="fallback",
-                    trace=[*trace, "blocked"],
-                    output=f"no compiled skill {skill_name!r}; skills: {', '.join(sorted(self.skills))}",
-                )
-            hits = self.index.search(str(args.get("query") or ""), skill_name)
+            hits = self.index.search(str(args.get("query") or ""), skill.name)
             return Envelope(
                 status="guidance",
                 contribution="full-text search of the original packages",
                 output=hits,
                 trace=trace,
                 evidence=[f"{h['skill']}/{h['file']}:{h['lines']}" for h in hits],
-            )
-        skill = self.skills.get(str(args.get("skill")))
-        if skill is None:
-            return Envelope(
-                status="blocked",
-                contribution="fallback",
-                trace=[*trace, "blocked"],
-                output=f"no compiled skill {args.get('skill')!r}; skills: {', '.join(sorted(self.skills))}",
             )
         assets = skill.contract.fallback.assets
         if name == "list_skill_assets":
@@ -386,7 +345,7 @@ def signature(op: Operator) -> str:
     return f"{op.id}({params}) - {op.summary}{risks}"
 
 
-def _check_inputs(op: Operator, inputs: dict[str, Any]) -> str | None:
+def _check_inputs(op: Operator, inputs: dict[str, Any], workdir: str) -> str | None:
     known = {p.name: p for p in op.params}
     extra = sorted(set(inputs) - set(known) - {"extra_args"})
     if extra:
@@ -398,8 +357,15 @@ def _check_inputs(op: Operator, inputs: dict[str, Any]) -> str | None:
         if name == "extra_args":
             if not (isinstance(value, list) and all(isinstance(v, str | int | float) for v in value)):
                 return "extra_args must be a list of strings"
+            problems = [
+                path_problem(f"extra_args[{k}]", v.split("=", 1)[-1], workdir) for k, v in enumerate(map(str, value))
+            ]
+            if any(problems):
+                return next(p for p in problems if p)
             continue
         p = known[name]
+        if isinstance(value, str) and (problem := path_problem(name, value, workdir)):
+            return problem
         if p.type in ("integer", "number"):
             try:
                 float(value)
@@ -412,14 +378,41 @@ def _check_inputs(op: Operator, inputs: dict[str, Any]) -> str | None:
     return None
 
 
+def path_problem(name: str, value: object, workdir: str = "") -> str | None:
+    """An input that points outside the workspace `workdir`: a home path, an absolute path elsewhere, or one
+    whose `..` segments climb out of it. (An absolute path inside the workspace, such as /app/data/x.json
+    when the agent works in /app, is the workspace and is accepted.)"""
+    text = str(value)
+    if text.startswith("~"):
+        return f"input {name} must be a path inside the workspace, not a home path ({text[:80]!r})"
+    root = posixpath.normpath(workdir or "/nonexistent-workspace")
+    resolved = posixpath.normpath(posixpath.join(root, text.replace("\\", "/")))
+    if resolved != root and not resolved.startswith(root.rstrip("/") + "/"):
+        kind = "an absolute path outside it" if text.startswith("/") else "a path that leaves it with '..'"
+        return f"input {name} must be a path inside the workspace {root}, not {kind} ({text[:80]!r})"
+    return None
+
+
+def render_template(template: str, values: dict[str, str]) -> str:
+    """Fill `{slot}`s in ONE pass: each known slot becomes its value as one shell-quoted argument; a value that
+    itself contains `{other}` is never expanded again (it is inside quotes, and the scan is over the template)."""
+
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return shlex.quote(values[name]) if name in values else match.group(0)
+
+    return _SLOT.sub(fill, template)
+
+
+_SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
 def build_command(op: Operator, inputs: dict[str, Any], skill_root: str) -> str:
-    """The shell command for an operator call; every input value is shell-quoted."""
+    """The shell command for an operator call; every input value is one shell-quoted argument."""
     extra = [shlex.quote(str(v)) for v in inputs.get("extra_args") or []]
     if op.execution.kind == "command":
-        template = op.execution.template or ""
-        for p in op.params:
-            template = template.replace("{" + p.name + "}", shlex.quote(str(inputs.get(p.name, ""))))
-        return " ".join([template, *extra])
+        values = {p.name: str(inputs.get(p.name, "")) for p in op.params}
+        return " ".join([render_template(op.execution.template or "", values), *extra])
     parts = [op.execution.interpreter or "bash", shlex.quote(f"{skill_root}/{op.execution.script}")]
     if op.execution.template:
         parts.append(shlex.quote(op.execution.template))

@@ -130,6 +130,6 @@ def test_compiled_runtime_attacks_stay_in_the_sandbox(
     trial = run_dir / "trials" / result.trial_id
     calls = [json.loads(line) for line in (trial / "agent" / "mcp-calls.jsonl").read_text().splitlines()]
     statuses = [c["result"]["status"] for c in calls]
-    assert statuses == ["execute", "execute", "blocked", "blocked"]
-    assert calls[0]["result"]["output"]["exit_code"] == 0  # it ran: in the sandbox's private /tmp
+    assert statuses == ["blocked", "execute", "blocked", "blocked"]
+    assert "inside the workspace" in calls[0]["result"]["output"]  # /tmp is outside /app: refused before running
     assert not marker.exists() and not Path(f"{marker}-2").exists()  # nothing reached the host

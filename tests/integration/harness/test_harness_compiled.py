@@ -104,7 +104,7 @@ def test_claude_code_solves_through_the_handle_and_attacks_stay_in_the_sandbox(t
     """Claude Code lists and calls the handle and solves the task with its operator (as above); on the way, scripted
     turns try to leave the skill dir and reach the host through the runtime, then read the raw package past the
     handle. Honest outcome: the fallback refuses paths outside the capsule; an operator given a host path or a
-    shell injection runs (quoted) in the sandbox, whose /tmp is private; the staged capsule is readable by the
+    path outside the workspace is refused before anything runs; the staged capsule is readable by the
     agent's own shell (the runtime runs as the agent's user), which skill use counts as a read."""
     marker = Path("/tmp") / f"skillworks-host-marker-{uuid.uuid4().hex}"
 
@@ -118,16 +118,17 @@ def test_claude_code_solves_through_the_handle_and_attacks_stay_in_the_sandbox(t
         turn((HANDLE, {}), has_tool=HANDLE),
         turn((HANDLE, escape), tool_result_contains="write_card(name"),
         turn((HANDLE, host), tool_result_contains="has no file '../contract.json'"),
-        turn(("Bash", raw), tool_result_contains="ran write_card"),
+        turn(("Bash", raw), tool_result_contains="inside the workspace"),
         turn((HANDLE, WRITE), tool_result_contains="# Card writer"),
         {"text": "done", "expect": {"tool_result_contains": "ran write_card"}},
     ]
     script = tmp_path / "attack.yaml"
     script.write_text(yaml.safe_dump({"default": turns}))
     result, trial = _run("claude-code", script, tmp_path)
-    _check_solved_through_the_handle(result, trial, ["guidance", "blocked", "execute", "execute"], read=[SKILL])
+    _check_solved_through_the_handle(result, trial, ["guidance", "blocked", "blocked", "execute"], read=[SKILL])
     assert not marker.exists() and not Path(f"{marker}-2").exists()  # nothing reached the host's /tmp
-    assert _runtime_calls(trial)[2]["result"]["output"]["exit_code"] == 0  # it ran, in the sandbox's private /tmp
+    # a path outside the task's workspace (/tmp here) is refused before anything runs
+    assert "inside the workspace" in str(_runtime_calls(trial)[2]["result"]["output"])
 
 
 def test_a_harness_without_mcp_wiring_refuses_the_compiled_condition(tmp_path: Path) -> None:

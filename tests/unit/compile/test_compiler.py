@@ -42,7 +42,8 @@ def test_every_shipped_skill_compiles_or_is_diagnosed() -> None:
         BoundaryContract.model_validate_json(contract.model_dump_json())  # a valid artifact round-trips
         assert contract.package_hash == package.package_hash
         if contract.shape == "insufficient":
-            assert contract.diagnostics and contract.policy.action == "guide-only"
+            assert contract.diagnostics
+            assert contract.policy.action == ("execute" if contract.operators else "guide-only")
         compiled += 1
     assert compiled >= 30
 
@@ -153,17 +154,13 @@ def test_cli_compile_bad_input_is_one_line(
     from skillworks.cli.main import main
 
     (tmp_path / "empty").mkdir()
-    bad = tmp_path / "bad" / "x-skill"
-    bad.mkdir(parents=True)
-    (bad / "SKILL.md").write_text("no frontmatter\n")
-    for target, problem in ((tmp_path / "empty", "no SKILL.md here or below"), (bad, "no YAML frontmatter")):
-        monkeypatch.setattr("sys.argv", ["skillworks", "compile", str(target), "-o", str(tmp_path / "out")])
-        with pytest.raises(SystemExit) as exc:
-            main()
-        assert exc.value.code == 2
-        err = capsys.readouterr().err.strip()
-        assert len(err.splitlines()) == 1 and problem in err and str(target) in err
-    assert not (tmp_path / "out").exists()  # nothing written for a bad package
+    monkeypatch.setattr("sys.argv", ["skillworks", "compile", str(tmp_path / "empty"), "-o", str(tmp_path / "out")])
+    with pytest.raises(SystemExit) as exc:
+        main()
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "no SKILL.md here or below" in err and str(tmp_path / "empty") in err
+    assert not (tmp_path / "out").exists()  # nothing written when there is nothing to compile
 
 
 def test_model_judgement_through_the_gateway(tmp_path: Path, labeled_skills: list[tuple[Path, str]]) -> None:
@@ -189,8 +186,6 @@ def test_model_judgement_through_the_gateway(tmp_path: Path, labeled_skills: lis
 
 def test_the_risk_scan_reads_a_whole_script(tmp_path: Path) -> None:
     """A destructive line after 100 kB of harmless code still marks the operator (the scan once stopped at 64 kB)."""
-    from skillworks.compile.operators import risks_of
-
     skill = tmp_path / "big-script"
     (skill / "scripts").mkdir(parents=True)
     (skill / "SKILL.md").write_text(
@@ -203,6 +198,4 @@ def test_the_risk_scan_reads_a_whole_script(tmp_path: Path) -> None:
     contract = compile_skill(load_skill(skill))
     [op] = [o for o in contract.operators if o.execution.script == "scripts/clean.sh"]
     assert "destructive" in op.risks
-    # case-insensitive, word-bounded as before; a redirection is not `->`-free but `>=` is no write
-    assert risks_of("DROP TABLE t") == ["destructive"] and risks_of("firm -r; committee") == []
-    assert risks_of("if a >= b: pass") == [] and risks_of("echo x >> log") == ["writes-files"]
+    assert any(e.startswith("destructive: scripts/clean.sh rm -rf") for e in op.risk_evidence)

@@ -63,15 +63,23 @@ async def test_a_dispatcher_runs_its_safe_operator(runtime: SkillRuntime) -> Non
     assert out["status"] == "execute" and out["output"]["stdout"].strip() == "3"
 
 
-async def test_destructive_needs_confirm_and_network_is_blocked(runtime: SkillRuntime) -> None:
+async def test_destructive_and_network_need_confirm_as_disclosed(runtime: SkillRuntime) -> None:
     work = Path(runtime.executor.workdir)
     wipe = {"operator": "ops_wipe", "inputs": {"dir": "build"}}
     out = await _call(runtime, "run_file_ops", wipe)
     assert out["status"] == "blocked" and "destructive" in out["output"] and (work / "build").is_dir()
     out = await _call(runtime, "run_file_ops", {**wipe, "confirm": True})
     assert out["status"] == "execute" and not (work / "build").exists()
-    out = await _call(runtime, "run_file_ops", {"operator": "fetch", "inputs": {"url": "http://x"}, "confirm": True})
-    assert out["status"] == "blocked" and "network" in out["output"]
+    fetch = {"operator": "fetch", "inputs": {"url": "http://127.0.0.1:9/x"}}
+    out = await _call(runtime, "run_file_ops", fetch)
+    assert out["status"] == "blocked" and "network" in out["output"] and "confirm=true" in out["output"]
+    out = await _call(runtime, "run_file_ops", {**fetch, "confirm": True})  # curl runs (and fails: port 9)
+    assert out["status"] == "execute" and out["output"]["exit_code"] != 0
+    # what the disclosure says is what the gate does
+    disclosed = (await _call(runtime, "run_file_ops", {}))["output"]["policy"]
+    assert "destructive, network: needs confirm=true" in disclosed
+    ops = (await _call(runtime, "run_file_ops", {}))["output"]["operators"]
+    assert any(o.startswith("ops_count(") and "[" not in o for o in ops)  # count does not inherit wipe's rmtree
 
 
 async def test_inputs_cannot_inject_shell(runtime: SkillRuntime, tmp_path: Path) -> None:
