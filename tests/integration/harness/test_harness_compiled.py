@@ -81,7 +81,8 @@ def _check_solved_through_the_handle(result: TrialResult, trial: Path, statuses:
     assert [(c["tool"], c["result"]["status"]) for c in calls] == [("run_card_writer", s) for s in statuses]
     ran = calls[-1]["result"]
     assert ran["output"]["exit_code"] == 0 and "cwd: /app" in ran["evidence"]
-    assert any(e.startswith("command: bash /home/agent/.skillworks/compiled/card-writer/") for e in ran["evidence"])
+    # run with the interpreter its shebang names (#!/bin/sh)
+    assert any(e.startswith("command: sh /home/agent/.skillworks/compiled/card-writer/") for e in ran["evidence"])
     config = "\n".join(p.read_text() for p in (trial / "agent" / "config").iterdir())
     assert "serve-skills" in config and "/home/agent/.skillworks/compiled" in config
 
