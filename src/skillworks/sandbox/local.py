@@ -455,6 +455,29 @@ class LocalSandbox:
         _remove_host_path(target)
         target.mkdir(parents=True)
 
+    async def changed_paths(self) -> list[str]:
+        """Every file, link or special file in the sandbox's writable dirs newer than the agent phase's
+        start mark (the workspace, $HOME, /tmp, uploaded dirs; /logs left out), as sandbox paths."""
+        self._require_started()
+        return await asyncio.to_thread(self._changed_paths)
+
+    def _changed_paths(self) -> list[str]:
+        mark = self.view.host_path(AGENT_START_MARK)
+        since = os.lstat(mark).st_mtime if isinstance(mark, Path) and os.path.lexists(mark) else 0.0
+        changed: list[str] = []
+        for mount in self.view.mounts:
+            if mount.kind != "rw" or mount.source is None or is_within(mount.target, "/logs"):
+                continue
+            if not mount.source.is_dir() or mount.source.is_symlink():
+                continue
+            for dirpath, dirnames, filenames in os.walk(mount.source):
+                for entry in [*filenames, *[d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]]:
+                    host = os.path.join(dirpath, entry)
+                    if os.lstat(host).st_mtime > since:
+                        rel = os.path.relpath(host, mount.source)
+                        changed.append(norm(f"{mount.target}/{rel}"))
+        return sorted(changed)
+
     # --- model channel -----------------------------------------------------------------------
     async def open_model_channel(self, channel: ModelChannel) -> None:
         """Make the gateway reachable for the commands that follow, at ``model_channel_url``

@@ -499,6 +499,16 @@ class ContainerSandbox:
         if not result.ok:
             raise SandboxBroken(f"cannot reset {', '.join(paths)} for the verifier: {result.error_line()}")
 
+    async def changed_paths(self) -> list[str]:
+        """Every path of the container's file system the trial added, changed or deleted, as the runtime's
+        `diff` lists them (directories that only hold a listed change left out)."""
+        name = self._require_started()
+        result = await run_command(self.runtime.argv("diff", name), timeout=120)
+        if not result.ok:
+            raise SandboxError(f"cannot list the container's changes: {result.error_line()}")
+        paths = sorted({line[2:].strip() for line in result.stdout.splitlines() if line[:2] in ("A ", "C ", "D ")})
+        return [p for i, p in enumerate(paths) if not (i + 1 < len(paths) and paths[i + 1].startswith(p + "/"))]
+
     # --- files ---------------------------------------------------------------------------------
     async def path_exists(self, path: str) -> bool:
         name = self._require_started()
