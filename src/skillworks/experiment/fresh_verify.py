@@ -14,6 +14,7 @@ tasks that check services or system state the agent changed; every result says w
 
 from __future__ import annotations
 
+import posixpath
 import shutil
 import uuid
 from dataclasses import dataclass, field
@@ -100,10 +101,12 @@ async def copy_outputs(
         shutil.rmtree(staging_root, ignore_errors=True)
     changed_paths = getattr(agent_sandbox, "changed_paths", None)  # optional Sandbox hook
     if changed_paths is not None:
+        # a parent of an ignored path shows as changed itself (the runtime's /etc/hosts makes /etc "C")
+        parents = {posixpath.dirname(p) for p in IGNORED_CHANGES}
         left = [
             p
             for p in await changed_paths()
-            if not any(_within(p, root) for root in (*outputs, *IGNORED_CHANGES, *not_outputs))
+            if p not in parents and not any(_within(p, root) for root in (*outputs, *IGNORED_CHANGES, *not_outputs))
         ]
         more = len(left) - MAX_LISTED
         result.not_copied = left[:MAX_LISTED] + ([f"... and {more} more"] if more > 0 else [])
