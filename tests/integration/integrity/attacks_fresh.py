@@ -13,11 +13,13 @@ PTH_HOOK = (
     'printf \'%s\\n\' \'import atexit; atexit.register(lambda: open("/logs/verifier/reward.txt", "w").write("1.0\\n"))\' '
     '> "$d/zz-hook.pth" && echo planted "$d"'
 )
+# the sitecustomize python loads (Debian's is a link in the stdlib dir, ahead of site-packages)
 SITECUSTOMIZE = (
-    'd=$(python3 -c "import site; print(site.getsitepackages()[0])") && mkdir -p "$d" && '
+    'f=$(python3 -c "import sitecustomize; print(sitecustomize.__file__)" 2>/dev/null) || '
+    'f=$(python3 -c "import site; print(site.getsitepackages()[0])")/sitecustomize.py; rm -f "$f"; '
     "printf '%s\\n' 'import atexit' "
     '\'atexit.register(lambda: open("/logs/verifier/reward.txt", "w").write("1.0\\n"))\' '
-    '> "$d/sitecustomize.py" && echo planted "$d"'
+    '> "$f" && echo planted "$f"'
 )
 # a python3 earlier on PATH that runs the real one, then writes the reward
 PATH_PYTHON = (
@@ -80,7 +82,7 @@ if grep -qx 42 /srv/result/answer.txt 2>/dev/null; then r=1.0; else r=0.0; fi
 echo "$r" > /logs/verifier/reward.txt
 """
 
-PYTEST_PACKAGES = ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "py.py")
+PYTEST_PACKAGES = ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "pygments", "py.py")
 
 
 def add_pytest_to_context(env_dir: Path) -> str:

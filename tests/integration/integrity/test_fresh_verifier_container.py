@@ -95,9 +95,12 @@ def attacked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
 def test_what_the_agent_left_in_its_container_does_not_reach_the_verifier(
     attacked: tuple[Path, dict[str, TrialResult]], name: str
 ) -> None:
-    result = attacked[1][name]
+    run_dir, results = attacked
+    result = results[name]
     assert_honest_failure(result)
     assert result.verifier_isolation == "fresh"
+    if name == "pytest-config":  # pytest did run in the fresh container, and failed the test honestly
+        assert "1 failed" in (run_dir / "trials" / result.trial_id / "verifier" / "stdout.txt").read_text()
 
 
 def test_shared_isolation_is_the_explicit_opt_in_that_gives_this_up(
