@@ -145,7 +145,7 @@ def verifier_inputs(config: TaskConfig, config_path: Path) -> tuple[str, ...]:
     out: list[str] = []
     for path in declared:
         norm = posixpath.normpath(path) if path else ""
-        if not path.startswith("/") or norm != path.rstrip("/") or ".." in path.split("/"):
+        if not path.startswith("/") or norm != (path.rstrip("/") or "/") or ".." in path.split("/"):
             raise TaskError(f"verifier input {path!r} must be an absolute, normalised path", config_path)
         if norm == "/" or any(norm == r or norm.startswith(r + "/") for r in _RESERVED):
             raise TaskError(f"verifier input {path!r} is the root or a directory skillworks reserves", config_path)
