@@ -245,13 +245,7 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         log.exception("trial %s failed", spec.trial_id)
     finally:
         stack.close()
-        if vstart is not None and not vstart.done():
-            with contextlib.suppress(BaseException):
-                await vstart  # a start under way is let finish, then the container is removed
-        if vstart is not None and vstart.done() and not vstart.cancelled():
-            vstart.exception()  # retrieved (reported above when it mattered)
-        await _teardown(vsandbox, vscratch, spec.trial_id, keep_scratch=True)
-        await _teardown(sandbox, scratch, spec.trial_id)
+        await _teardown([vsandbox, sandbox], scratch, spec.trial_id, pending=vstart)
     # whatever happened, the calls the gateway recorded are what this trial used (and cost), and the
     # trajectory the agent left says which skills it used (an errored trial keeps its skill use)
     usage = _usage(trial_dir, outcome)
@@ -466,19 +460,26 @@ def _skill_use(
         return outcome.skill_use or SkillUse()
 
 
-async def _teardown(sandbox: Sandbox | None, scratch: Path, trial_id: str, *, keep_scratch: bool = False) -> None:
-    """Stop the sandbox and remove its scratch dir. Runs to the end even when the trial is cancelled
+async def _teardown(
+    sandboxes: list[Sandbox | None], scratch: Path, trial_id: str, *, pending: asyncio.Future[None] | None = None
+) -> None:
+    """Stop the sandboxes (the verifier's, whose start may still be `pending`: it is let finish first, and
+    the agent's) and remove the trial's scratch dir. Runs to the end even when the trial is cancelled
     meanwhile (Ctrl-C during a normal teardown), then lets the cancellation through: no orphans."""
 
     async def teardown() -> None:
         try:
-            if sandbox is not None:
-                await sandbox.stop()
-        except Exception:  # teardown must never mask the trial's own result
-            log.exception("stopping the sandbox of %s failed", trial_id)
+            if pending is not None:
+                with contextlib.suppress(BaseException):  # its failure was reported where it mattered
+                    await pending
+            for sandbox in sandboxes:
+                try:
+                    if sandbox is not None:
+                        await sandbox.stop()
+                except Exception:  # teardown must never mask the trial's own result
+                    log.exception("stopping a sandbox of %s failed", trial_id)
         finally:
-            if not keep_scratch:  # (the verifier's scratch lies inside the trial's, removed with it)
-                await asyncio.to_thread(shutil.rmtree, scratch, ignore_errors=True)
+            await asyncio.to_thread(shutil.rmtree, scratch, ignore_errors=True)
 
     task = asyncio.ensure_future(teardown())
     try:

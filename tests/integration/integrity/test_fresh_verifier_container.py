@@ -1,6 +1,7 @@
 """Issue 30 on the container backend: the verifier runs in a fresh container of the task's image with the
 agent's outputs copied in, so nothing the agent left in its own container (site-packages hooks, a python3
-earlier on PATH, a swapped /bin/sh that took over pid 1 through a forced restart, a pytest.ini and
+earlier on PATH, a swapped /bin/sh that took over pid 1 through a forced restart, a pid 1 made to exec a reward writer by
+ptrace, a pytest.ini and
 conftest.py at /) reaches grading; no download follows a link onto the host; FIFOs and sparse files are
 skipped, never inflated. Each attack goes through `skillworks run` with scripted agent turns (the model
 provider `scripted` is the one test double); every one of them scored 1.0 on the old same-container
@@ -26,6 +27,7 @@ from .attacks_fresh import (
     DECLARED_VERIFIER,
     FIFO_SPARSE,
     PATH_PYTHON,
+    PID1_PTRACE,
     PTH_HOOK,
     PYTEST_CONFTEST,
     PYTEST_TEST,
@@ -58,6 +60,7 @@ ATTACKS = [
     Attack("sitecustomize", (SITECUSTOMIZE,)),
     Attack("path-python", (PATH_PYTHON,)),
     Attack("sh-swap-restart", (SH_SWAP_RESTART,), verifier=SH_VERIFIER),
+    Attack("pid1-ptrace", (PID1_PTRACE,), verifier=SH_VERIFIER),
     Attack("sh-swap-shared", (SH_SWAP_RESTART,), verifier=SH_VERIFIER, verifier_keys="  isolation: shared"),
     Attack(
         "pytest-config",
@@ -91,7 +94,9 @@ def attacked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
     return run_dir, results_by_task(run_dir)
 
 
-@pytest.mark.parametrize("name", ["pth-hook", "sitecustomize", "path-python", "sh-swap-restart", "pytest-config"])
+@pytest.mark.parametrize(
+    "name", ["pth-hook", "sitecustomize", "path-python", "sh-swap-restart", "pid1-ptrace", "pytest-config"]
+)
 def test_what_the_agent_left_in_its_container_does_not_reach_the_verifier(
     attacked: tuple[Path, dict[str, TrialResult]], name: str
 ) -> None:
@@ -99,6 +104,9 @@ def test_what_the_agent_left_in_its_container_does_not_reach_the_verifier(
     result = results[name]
     assert_honest_failure(result)
     assert result.verifier_isolation == "fresh"
+    if name == "pid1-ptrace":  # the attack did take over the agent's pid 1
+        pid1 = run_dir / "trials" / result.trial_id / "agent" / "sandbox-logs" / "pid1.txt"
+        assert pid1.read_text().strip() == "/bin/bash /tmp/evil.sh"
     if name == "pytest-config":  # pytest did run in the fresh container, and failed the test honestly
         assert "1 failed" in (run_dir / "trials" / result.trial_id / "verifier" / "stdout.txt").read_text()
 

@@ -224,7 +224,7 @@ async def _create(request: SourceRequest, options: SelfGenOptions, creator_dir: 
             raise UserError(f"creator session failed ({outcome.error.category}): {outcome.error.message}")
         problem = await _download_generated(sandbox, generated_dir, creator_dir / GENERATED_DIR)
     finally:
-        await _teardown(sandbox, scratch, creator_id)
+        await _teardown([sandbox], scratch, creator_id)
     seconds = round(time.monotonic() - t0, 3)
     gateway_log = creator_dir / "gateway.jsonl"
     usage = usage_totals(gateway_log) if gateway_log.is_file() else outcome.usage or Usage()
