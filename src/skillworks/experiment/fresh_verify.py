@@ -14,6 +14,8 @@ tasks that check services or system state the agent changed; every result says w
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import posixpath
 import shutil
 import uuid
@@ -84,6 +86,8 @@ async def copy_outputs(
     files — changes skillworks made itself)."""
     result = OutputsCopy()
     outputs = spec.task.verifier_outputs
+    changed_paths = getattr(agent_sandbox, "changed_paths", None)  # optional Sandbox hook
+    listing = asyncio.ensure_future(changed_paths()) if changed_paths is not None else None
     staging_root = scratch / f"outputs-{uuid.uuid4().hex[:8]}"
     staging_root.mkdir(parents=True)
     try:
@@ -97,15 +101,20 @@ async def copy_outputs(
             if staging.exists() or staging.is_symlink():
                 await verifier.upload(staging, path, replace=True)
                 result.copied.append(path)
+    except BaseException:
+        if listing is not None:
+            listing.cancel()
+            with contextlib.suppress(BaseException):
+                await listing
+        raise
     finally:
         shutil.rmtree(staging_root, ignore_errors=True)
-    changed_paths = getattr(agent_sandbox, "changed_paths", None)  # optional Sandbox hook
-    if changed_paths is not None:
+    if listing is not None:
         # a parent of an ignored path shows as changed itself (the runtime's /etc/hosts makes /etc "C")
         parents = {posixpath.dirname(p) for p in IGNORED_CHANGES}
         left = [
             p
-            for p in await changed_paths()
+            for p in await listing
             if p not in parents and not any(_within(p, root) for root in (*outputs, *IGNORED_CHANGES, *not_outputs))
         ]
         more = len(left) - MAX_LISTED

@@ -180,7 +180,7 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         # the backend can, when nothing but the verifier comes next)
         phase_start = time.monotonic()
         verifier_source = None
-        if spec.task.verifier is not None and not tenv.keep_workspace and not fresh:
+        if spec.task.verifier is not None and (fresh or not tenv.keep_workspace):
             verifier_source = stack.enter_context(spec.task.verifier.upload_source())  # symlinks followed
         outcome, ended = await _run_agent(
             spec,
@@ -192,7 +192,7 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
             skills_dir,
             provision.tools,
             verify_next=not fresh,
-            verifier_source=verifier_source,
+            verifier_source=None if fresh else verifier_source,
         )
         # the verifier may have run in the round trip that ended the agent phase: its time is the verifier's
         ran_verifier = ended.then_result.duration_sec if ended.then_result is not None else 0.0
@@ -220,7 +220,22 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
                         ) from exc
                     own = [p for p in (skills_dir, spec.task.oracle.mount if spec.task.oracle else None) if p]
                     copied = await copy_outputs(spec, sandbox, vsandbox, scratch, not_outputs=own)
-                    verdict = await run_verifier(spec.task, vsandbox, verifier_dir, reset=True)
+                    # one round trip where the backend can: its dirs emptied, the verifier's files in, run
+                    assert spec.task.verifier is not None
+                    upload = (verifier_source, spec.task.verifier.mount) if verifier_source is not None else None
+                    vended = await vsandbox.end_agent_phase(
+                        reset=verifier_dirs(spec.task),
+                        upload=upload,
+                        then=verifier_exec(spec.task, verifier_dir) if upload is not None else None,
+                    )
+                    verdict = await run_verifier(
+                        spec.task,
+                        vsandbox,
+                        verifier_dir,
+                        reset=False,
+                        uploaded=vended.uploaded,
+                        result=vended.then_result,
+                    )
                 else:
                     # its dirs were emptied when the agent phase ended (nothing of the agent has run since)
                     verdict = await run_verifier(
@@ -472,12 +487,10 @@ async def _teardown(
             if pending is not None:
                 with contextlib.suppress(BaseException):  # its failure was reported where it mattered
                     await pending
-            for sandbox in sandboxes:
-                try:
-                    if sandbox is not None:
-                        await sandbox.stop()
-                except Exception:  # teardown must never mask the trial's own result
-                    log.exception("stopping a sandbox of %s failed", trial_id)
+            stopped = await asyncio.gather(*(sb.stop() for sb in sandboxes if sb is not None), return_exceptions=True)
+            for failure in stopped:  # teardown must never mask the trial's own result
+                if isinstance(failure, BaseException):
+                    log.error("stopping a sandbox of %s failed: %r", trial_id, failure)
         finally:
             await asyncio.to_thread(shutil.rmtree, scratch, ignore_errors=True)
 
