@@ -14,6 +14,11 @@ pair see the same machine load; per pair the ratio (skillworks / raw) and skillw
 commands, which is most of the noise; --prewarmed also runs the same pairs on a labelled variant of the
 task whose image already holds that pytest (its verifier's `pip install` then has nothing to fetch).
 
+The task as written is verified in a fresh container (the default since issue 30: one more container
+start, overlapped with the agent phase, plus the copy of the workdir and a `diff`); --shared also runs
+the same pairs on a labelled variant verified in the agent's own container (the old mode), so the cost
+of fresh verification is the difference of the two.
+
 Before the timed pairs, --traced pairs go through a wrapper of the runtime CLI that logs every call
 with its start and end time: they give the number of runtime calls per trial (skillworks and the raw
 script), the time outside the task's own solve.sh and test.sh (the same work in both, and the noisy
@@ -29,7 +34,7 @@ checkout never gets them and every `skillworks` start compiles its own modules f
 benchmark therefore compiles them once first (`compileall`) and says so (--no-compile: as found).
 
     SKILLWORKS_CONTAINER_GLOBAL_FLAGS=... SKILLWORKS_CONTAINER_RUN_FLAGS=... \\
-        python benchmarks/real_task_overhead.py [--pairs 5] [--traced 3] [--prewarmed]
+        python benchmarks/real_task_overhead.py [--pairs 5] [--traced 3] [--prewarmed] [--shared]
         [--image-map ubuntu:24.04=localhost/skillworks-base] [--ca-bundle /etc/ssl/certs/ca-certificates.crt]
         [--list-calls]
 
@@ -178,7 +183,7 @@ PHASES = (
     "container start",
     "staging (skills, audit)",
     "agent phase",
-    "end of agent phase + verifier",
+    "end of agent phase, outputs copy, verifier",
     "verifier logs out",
     "teardown",
     "results + reports + exit",
@@ -195,7 +200,9 @@ def _phase_of(call: Call, current: int) -> int:
     if sub in ("version", "image", "build", "images"):
         phase = 1
     elif sub == "run":
-        phase = 2
+        phase = 2  # (the verifier's fresh container starts right after the agent's: same phase)
+    elif sub == "diff":
+        phase = 5  # what the agent changed outside its outputs (fresh verification)
     elif "SKILL.md" in text:
         phase = 3
     elif "kill -9 -1" in text or ":/logs/agent" in text or " -newer " in text:
@@ -338,6 +345,16 @@ def _prewarmed_task(tmp: Path) -> Path:
     return copy
 
 
+def _shared_task(tmp: Path) -> Path:
+    """A copy of the task verified the old way, in the agent's own container (`verifier.isolation =
+    "shared"`): the difference to the task as written is the cost of the fresh verifier container."""
+    copy = tmp / "shared" / TASK.name
+    shutil.copytree(TASK, copy, symlinks=False)
+    toml = copy / "task.toml"
+    toml.write_text(toml.read_text().replace("[verifier]\n", '[verifier]\nisolation = "shared"\n', 1))
+    return copy
+
+
 def _compile_bytecode() -> None:
     """Bytecode caches for skillworks' own modules, as an installed package has them."""
     import compileall
@@ -369,6 +386,9 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=5, help="interleaved untraced pairs (headline)")
     parser.add_argument("--traced", type=int, default=3, help="traced pairs (calls, phases, own overhead)")
     parser.add_argument("--prewarmed", action="store_true", help="also the variant whose image holds pytest")
+    parser.add_argument(
+        "--shared", action="store_true", help="also the variant verified in the agent's container (old mode)"
+    )
     parser.add_argument("--no-compile", action="store_true", help="leave skillworks' bytecode caches as found")
     parser.add_argument("--image-map", action="append", default=None)
     parser.add_argument("--ca-bundle", default=os.environ.get("SSL_CERT_FILE"))
@@ -389,6 +409,8 @@ def main() -> None:
         tasks = [("task as written", TASK)]
         if args.prewarmed:
             tasks.append(("prewarmed variant (image holds the verifier's pytest)", _prewarmed_task(tmp)))
+        if args.shared:
+            tasks.append(("shared-verifier variant (verifier.isolation = shared)", _shared_task(tmp)))
         for label, task_dir in tasks:
             print(f"warm-up run of the {label} (builds the image when missing) ...", flush=True)
             run_skillworks(_skillworks_argv(task_dir, tmp / f"warm-{len(label)}", image_map, args.ca_bundle, None))

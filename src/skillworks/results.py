@@ -139,6 +139,17 @@ class TrialResult(BaseModel):
         default=None, description="set when the condition's skills were produced for the trial (not selected)"
     )
     image: ImageInfo | None = Field(default=None, description="container backend: the trial's image")
+    verifier_isolation: Literal["fresh", "shared"] | None = Field(
+        default=None,
+        description="where the verifier ran: a fresh sandbox with the agent's outputs copied in, or the agent's own "
+        "(the task's verifier.isolation: shared); None when no verifier ran",
+    )
+    outputs_not_copied: list[str] = Field(
+        default_factory=list, description="fresh verification: paths the agent changed outside the copied outputs"
+    )
+    outputs_skipped: list[str] = Field(
+        default_factory=list, description="fresh verification: entries of the outputs the copy left out, and why"
+    )
     metrics: dict[str, float] = Field(default_factory=dict)
     tests: list[TestResult] = Field(default_factory=list)
     paths: dict[str, str] = Field(default_factory=dict, description="artifact paths relative to the run dir")

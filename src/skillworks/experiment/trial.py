@@ -25,6 +25,7 @@ from skillworks._tempdirs import temp_prefix
 from skillworks.agents.base import Agent, AgentContext, AgentOutcome
 from skillworks.errors import StagingError, UserError, VerifierError
 from skillworks.experiment.conditions import Condition, SkillSet, get_condition
+from skillworks.experiment.fresh_verify import OutputsCopy, copy_outputs, verifier_sandbox
 from skillworks.experiment.plan import TrialSpec
 from skillworks.experiment.sources import SkillProvision, SourceRequest, provide_skills
 from skillworks.grading.verifier import VerifierResult, run_verifier, verifier_dirs, verifier_exec
@@ -115,6 +116,12 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
     skills: list[SkillPackage] = []
     scratch = Path(tempfile.mkdtemp(prefix=f"{temp_prefix('scratch')}{tenv.run_id[:24]}-{spec.trial_id[:40]}-"))
     sandbox: Sandbox | None = None
+    # the verifier's own sandbox (fresh verification), started while the agent works
+    vsandbox: Sandbox | None = None
+    vstart: asyncio.Future[None] | None = None
+    vscratch = scratch / "verifier-sandbox"
+    fresh = spec.task.verifier is not None and spec.task.verifier_isolation == "fresh"
+    copied: OutputsCopy | None = None
     skills_dir: str | None = None
     stack = contextlib.ExitStack()  # the verifier's upload source (a copy when its dir holds symlinks)
     try:
@@ -135,13 +142,14 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         tool_binds = getattr(agent, "tool_binds", None)  # optional Agent hook: what the source's tools need
         if tool_binds is not None and provision.tools:
             binds = [*binds, *tool_binds(provision.tools)]
+        hide = [*tenv.hide_paths, spec.task.root, tenv.run_dir.resolve()]
         sandbox = create_sandbox(
             tenv.env,
             spec.task,
             scratch,
             extra_ro_binds=binds,
             run_id=tenv.run_id,
-            hide_paths=[*tenv.hide_paths, spec.task.root, tenv.run_dir.resolve()],
+            hide_paths=hide,
             strip_task_skills=condition.strips_task_skills,
             **tenv.env_options,
         )
@@ -150,6 +158,9 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         except Exception as exc:  # the sandbox could not start (e.g. an image build failed): not a 0
             _keep_traceback(trial_dir)
             raise _TrialFailure("sandbox_error", f"sandbox failed to start: {exc}", "setup") from exc
+        if fresh:  # the verifier's sandbox starts now, while the agent works (same image, now cached)
+            vsandbox = verifier_sandbox(spec, tenv, vscratch, [*hide, scratch], condition.strips_task_skills)
+            vstart = asyncio.ensure_future(vsandbox.start())
 
         # --- staging: the skills this condition allows, then an audit of what is visible
         skills_dir = agent.skills_dir(sandbox.home, sandbox.workdir)
@@ -169,10 +180,19 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         # the backend can, when nothing but the verifier comes next)
         phase_start = time.monotonic()
         verifier_source = None
-        if spec.task.verifier is not None and not tenv.keep_workspace:
+        if spec.task.verifier is not None and (fresh or not tenv.keep_workspace):
             verifier_source = stack.enter_context(spec.task.verifier.upload_source())  # symlinks followed
         outcome, ended = await _run_agent(
-            spec, tenv, agent, sandbox, trial_dir, skills, skills_dir, provision.tools, verifier_source=verifier_source
+            spec,
+            tenv,
+            agent,
+            sandbox,
+            trial_dir,
+            skills,
+            skills_dir,
+            provision.tools,
+            verify_next=not fresh,
+            verifier_source=None if fresh else verifier_source,
         )
         # the verifier may have run in the round trip that ended the agent phase: its time is the verifier's
         ran_verifier = ended.then_result.duration_sec if ended.then_result is not None else 0.0
@@ -190,10 +210,37 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         if spec.task.verifier is not None:
             phase_start = time.monotonic()
             try:
-                # its dirs were emptied when the agent phase ended (nothing of the agent has run since)
-                verdict = await run_verifier(
-                    spec.task, sandbox, verifier_dir, reset=False, uploaded=ended.uploaded, result=ended.then_result
-                )
+                if vsandbox is not None and vstart is not None:
+                    try:
+                        await vstart
+                    except Exception as exc:
+                        _keep_traceback(trial_dir)
+                        raise _TrialFailure(
+                            "sandbox_error", f"the verifier's sandbox failed to start: {exc}", "verify"
+                        ) from exc
+                    own = [p for p in (skills_dir, spec.task.oracle.mount if spec.task.oracle else None) if p]
+                    copied = await copy_outputs(spec, sandbox, vsandbox, scratch, not_outputs=own)
+                    # one round trip where the backend can: its dirs emptied, the verifier's files in, run
+                    assert spec.task.verifier is not None
+                    upload = (verifier_source, spec.task.verifier.mount) if verifier_source is not None else None
+                    vended = await vsandbox.end_agent_phase(
+                        reset=verifier_dirs(spec.task),
+                        upload=upload,
+                        then=verifier_exec(spec.task, verifier_dir) if upload is not None else None,
+                    )
+                    verdict = await run_verifier(
+                        spec.task,
+                        vsandbox,
+                        verifier_dir,
+                        reset=False,
+                        uploaded=vended.uploaded,
+                        result=vended.then_result,
+                    )
+                else:
+                    # its dirs were emptied when the agent phase ended (nothing of the agent has run since)
+                    verdict = await run_verifier(
+                        spec.task, sandbox, verifier_dir, reset=False, uploaded=ended.uploaded, result=ended.then_result
+                    )
             except VerifierError as exc:
                 raise _TrialFailure("verifier_error", str(exc), "verify") from exc
             finally:
@@ -213,7 +260,7 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         log.exception("trial %s failed", spec.trial_id)
     finally:
         stack.close()
-        await _teardown(sandbox, scratch, spec.trial_id)
+        await _teardown([vsandbox, sandbox], scratch, spec.trial_id, pending=vstart)
     # whatever happened, the calls the gateway recorded are what this trial used (and cost), and the
     # trajectory the agent left says which skills it used (an errored trial keeps its skill use)
     usage = _usage(trial_dir, outcome)
@@ -254,6 +301,9 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         skill_use=skill_use,
         skills_staged=[f"{s.name}@{s.short_hash}" for s in skills],
         image=_image_info(sandbox),
+        verifier_isolation=spec.task.verifier_isolation if spec.task.verifier is not None else None,
+        outputs_not_copied=copied.not_copied if copied is not None else [],
+        outputs_skipped=copied.skipped if copied is not None else [],
         skill_source=_source_info(condition, provision),
         tests=verdict.tests if verdict is not None else [],
         paths=paths,
@@ -425,16 +475,22 @@ def _skill_use(
         return outcome.skill_use or SkillUse()
 
 
-async def _teardown(sandbox: Sandbox | None, scratch: Path, trial_id: str) -> None:
-    """Stop the sandbox and remove its scratch dir. Runs to the end even when the trial is cancelled
+async def _teardown(
+    sandboxes: list[Sandbox | None], scratch: Path, trial_id: str, *, pending: asyncio.Future[None] | None = None
+) -> None:
+    """Stop the sandboxes (the verifier's, whose start may still be `pending`: it is let finish first, and
+    the agent's) and remove the trial's scratch dir. Runs to the end even when the trial is cancelled
     meanwhile (Ctrl-C during a normal teardown), then lets the cancellation through: no orphans."""
 
     async def teardown() -> None:
         try:
-            if sandbox is not None:
-                await sandbox.stop()
-        except Exception:  # teardown must never mask the trial's own result
-            log.exception("stopping the sandbox of %s failed", trial_id)
+            if pending is not None:
+                with contextlib.suppress(BaseException):  # its failure was reported where it mattered
+                    await pending
+            stopped = await asyncio.gather(*(sb.stop() for sb in sandboxes if sb is not None), return_exceptions=True)
+            for failure in stopped:  # teardown must never mask the trial's own result
+                if isinstance(failure, BaseException):
+                    log.error("stopping a sandbox of %s failed: %r", trial_id, failure)
         finally:
             await asyncio.to_thread(shutil.rmtree, scratch, ignore_errors=True)
 

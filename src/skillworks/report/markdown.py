@@ -313,6 +313,7 @@ def render_markdown(summary: Summary) -> str:
     else:
         out += ["None: every planned trial has a result.", ""]
 
+    out += _verification_lines(s)
     out += ["## Notes", ""]
     out += [f"- {n}" for n in [*s.notes, *s.warnings, s.interval_note]]
     out.append("")
@@ -425,3 +426,25 @@ def _failed_loads(trials: int, skills: dict[str, int]) -> str:
     if not trials:
         return "0"
     return f"{trials} ({', '.join(f'{name} ×{n}' for name, n in skills.items())})"
+
+
+def _verification_lines(s: Summary) -> list[str]:
+    """Where each verifier ran: trials verified in the agent's own sandbox (`verifier: shared`, which
+    trusts whatever the agent left there) and paths the agent changed that the fresh verifier did not get."""
+    out = ["## Verification", ""]
+    out.append(
+        f"{s.fresh_verified} trial(s) verified in a fresh sandbox (the agent's outputs copied in, nothing else of "
+        "its sandbox)."
+    )
+    out.append("")
+    for row in s.verification[:200]:
+        where = f"- {_esc(row.task_id)} / {_esc(row.condition)} / {_esc(row.agent)} / t{row.trial_index}"
+        if row.isolation == "shared":
+            out.append(f"{where}: verifier: shared (ran in the agent's own sandbox, as the task asks)")
+        if row.outputs_not_copied:
+            listed = ", ".join(_esc(p) for p in row.outputs_not_copied[:5])
+            more = f" and {len(row.outputs_not_copied) - 5} more" if len(row.outputs_not_copied) > 5 else ""
+            out.append(f"{where}: changed but not copied to the verifier: {listed}{more}")
+    if s.verification:
+        out.append("")
+    return out

@@ -243,6 +243,18 @@ class MissingTrial(_Strict):
     trial_index: int
 
 
+class VerificationRow(_Strict):
+    """A trial whose verification needs a second look: verified in the agent's own sandbox (the task's
+    `verifier.isolation: shared`), or verified fresh while the agent changed paths that were not copied."""
+
+    task_id: str
+    condition: str
+    agent: str
+    trial_index: int
+    isolation: str
+    outputs_not_copied: list[str] = Field(default_factory=list)
+
+
 class Summary(_Strict):
     schema_version: int = SUMMARY_SCHEMA_VERSION
     run_ids: list[str]
@@ -270,6 +282,10 @@ class Summary(_Strict):
     usage: list[UsageRow]
     errors: list[ErrorRow]
     missing_trials: list[MissingTrial]
+    verification: list[VerificationRow] = Field(
+        default_factory=list, description="trials verified in the agent's sandbox (shared) or with outputs not copied"
+    )
+    fresh_verified: int = Field(default=0, description="trials whose verifier ran in a fresh sandbox")
     skill_source_usage: list[SourceUsageRow] = Field(
         default_factory=list, description="usage of skill-source steps (creator sessions), apart from `usage`"
     )

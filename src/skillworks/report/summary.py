@@ -31,6 +31,7 @@ from skillworks.report.model import (
     TaskRow,
     TrialLink,
     UsageRow,
+    VerificationRow,
 )
 from skillworks.report.skill_sources import generated_pack_rows, source_usage_rows
 from skillworks.results import TrialResult
@@ -440,4 +441,17 @@ def build_summary(
         skill_source_usage=source_usage_rows(kept),
         generated_packs=generated_pack_rows(kept),
         compiled_vs_raw=compiled_comparisons(kept, resamples=resamples, seed=boot_seed, confidence=confidence),
+        verification=[
+            VerificationRow(
+                task_id=r.task_id,
+                condition=r.condition,
+                agent=r.agent,
+                trial_index=r.trial_index,
+                isolation=r.verifier_isolation or "none",
+                outputs_not_copied=r.outputs_not_copied,
+            )
+            for r in kept
+            if r.verifier_isolation == "shared" or r.outputs_not_copied
+        ],
+        fresh_verified=sum(1 for r in kept if r.verifier_isolation == "fresh"),
     )

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from skillworks.errors import SkillworksError
+from skillworks.sandbox.safe_copy import CopyRecord, LinkPolicy
 from skillworks.tasks.model import NetworkMode
 
 
@@ -103,8 +104,11 @@ class Sandbox(Protocol):
         whatever was at `dst` before is removed first (a directory is never merged into)."""
         ...
 
-    async def download(self, src: str, dst: Path) -> None:
-        """Copy a file or directory from the sandbox to the host. Missing `src` raises FileNotFoundError."""
+    async def download(self, src: str, dst: Path, *, links: LinkPolicy = "drop") -> CopyRecord:
+        """Copy a file or directory from the sandbox to the host through the safe copy
+        (skillworks.sandbox.safe_copy): no link followed out of the sandbox, links dropped (or kept as
+        links, `links="keep"`), special files skipped, sizes capped; the record says what was not
+        copied. Missing `src` raises FileNotFoundError."""
         ...
 
     async def path_exists(self, path: str) -> bool: ...

@@ -60,8 +60,9 @@ import contextlib
 import os
 import shutil
 import tempfile
+import uuid
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from skillworks.errors import SandboxUnavailable
 from skillworks.sandbox._bwrap import AGENT_UID, BwrapProbe, find_bwrap, probe_bwrap
@@ -86,6 +87,15 @@ from skillworks.sandbox.base import (
     SandboxBroken,
     SandboxCapabilities,
     SandboxError,
+)
+from skillworks.sandbox.safe_copy import (
+    CopyRecord,
+    LinkPolicy,
+    copy_from_tar,
+    no_link_below,
+    note_skipped,
+    place,
+    write_host_tar,
 )
 from skillworks.tasks.model import NetworkPolicy, Task
 
@@ -445,6 +455,29 @@ class LocalSandbox:
         _remove_host_path(target)
         target.mkdir(parents=True)
 
+    async def changed_paths(self) -> list[str]:
+        """Every file, link or special file in the sandbox's writable dirs newer than the agent phase's
+        start mark (the workspace, $HOME, /tmp, uploaded dirs; /logs left out), as sandbox paths."""
+        self._require_started()
+        return await asyncio.to_thread(self._changed_paths)
+
+    def _changed_paths(self) -> list[str]:
+        mark = self.view.host_path(AGENT_START_MARK)
+        since = os.lstat(mark).st_mtime if isinstance(mark, Path) and os.path.lexists(mark) else 0.0
+        changed: list[str] = []
+        for mount in self.view.mounts:
+            if mount.kind != "rw" or mount.source is None or is_within(mount.target, "/logs"):
+                continue
+            if not mount.source.is_dir() or mount.source.is_symlink():
+                continue
+            for dirpath, dirnames, filenames in os.walk(mount.source):
+                for entry in [*filenames, *[d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]]:
+                    host = os.path.join(dirpath, entry)
+                    if os.lstat(host).st_mtime > since:
+                        rel = os.path.relpath(host, mount.source)
+                        changed.append(norm(f"{mount.target}/{rel}"))
+        return sorted(changed)
+
     # --- model channel -----------------------------------------------------------------------
     async def open_model_channel(self, channel: ModelChannel) -> None:
         """Make the gateway reachable for the commands that follow, at ``model_channel_url``
@@ -571,16 +604,38 @@ class LocalSandbox:
         if real != real_root and not real.startswith(real_root + os.sep):
             raise SandboxError(f"refusing to write through a symlink that leaves the sandbox: {path}")
 
-    async def download(self, src: str, dst: Path) -> None:
+    async def download(self, src: str, dst: Path, *, links: LinkPolicy = "drop") -> CopyRecord:
+        """Copy sandbox `src` to host `dst` (a directory merges into an existing one) through the safe
+        copy (skillworks.sandbox.safe_copy): no link is followed, not even `src` itself or one of its
+        parents inside the sandbox's writable dirs (a `/logs/agent` made a link to `/etc` copies
+        nothing of the host's /etc); links dropped (or kept as links with `links="keep"`), special
+        files skipped, sizes capped; what was not copied is in the returned record."""
         self._require_started()
-        await asyncio.to_thread(self._download, norm(src), Path(dst))
+        record = await asyncio.to_thread(self._download, norm(src), Path(dst), links)
+        note_skipped(record, Path(dst))
+        return record
 
-    def _download(self, src: str, dst: Path) -> None:
-        host = self.view.locate(src)
-        if not isinstance(host, Path):
+    def _download(self, src: str, dst: Path, links: LinkPolicy) -> CopyRecord:
+        host = self.view.host_path(src)
+        mount = self.view.lookup(src)
+        if not isinstance(host, Path) or not (host.exists() or host.is_symlink()):
             raise FileNotFoundError(f"no such path in the sandbox: {src}")
+        source = mount.source if mount is not None and mount.kind == "rw" else None
+        if source is not None and (not no_link_below(source, host) or (host.is_symlink() and host != source)):
+            record = CopyRecord()
+            record.skip(src, "is a link, or lies below one (not followed)")
+            return record
+        name = PurePosixPath(src).name or "root"
         dst.parent.mkdir(parents=True, exist_ok=True)
-        if host.is_dir():
-            shutil.copytree(host, dst, symlinks=True, dirs_exist_ok=True)
-        else:
-            shutil.copy2(host, dst)
+        staging = dst.parent / f".{dst.name}.skillworks-{uuid.uuid4().hex[:8]}"
+        try:
+            with tempfile.TemporaryFile(dir=self.root) as stream:
+                record = write_host_tar(host, stream, arcname=name)
+                stream.seek(0)
+                record.merge(copy_from_tar(stream, staging, root_name=name, links=links, shown_as=src))
+            if staging.exists() or staging.is_symlink():
+                place(staging, dst)
+        finally:
+            if staging.exists() or staging.is_symlink():
+                _remove_host_path(staging)
+        return record

@@ -202,8 +202,8 @@ async def audit_skills(
             if remote not in existing:
                 continue
             local = Path(tmp) / str(i)
-            await sandbox.download(remote, local)
-            # Downloads keep symlinks as links (never followed out of the sandbox), so what a link points
+            await sandbox.download(remote, local, links="keep")
+            # Links are kept as links here (never followed out of the sandbox), so what a link points
             # at cannot be audited: a link anywhere in a skill location is itself a staging problem.
             for link in _symlinks(local):
                 rel = link.relative_to(local).as_posix()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +104,10 @@ def assemble_task(
     if sandbox.env:
         extra["sandbox_env"] = dict(sandbox.env)
 
-    fields: dict[str, Any] = {}
+    fields: dict[str, Any] = {
+        "verifier_isolation": config.verifier.isolation,
+        "verifier_inputs": verifier_inputs(config, config_path),
+    }
     if agent_timeout is not None:
         fields["agent_timeout_sec"] = agent_timeout
     return Task(
@@ -122,3 +126,29 @@ def assemble_task(
         extra=extra,
         **fields,
     )
+
+
+# where skillworks keeps its own state in a sandbox: never an output of the agent
+_RESERVED = ("/logs", "/proc", "/sys", "/dev", "/run/skillworks")
+
+
+def verifier_inputs(config: TaskConfig, config_path: Path) -> tuple[str, ...]:
+    """`verifier.inputs`, plus Harbor's top-level `artifacts` (paths, or tables with a `source` path, that
+    Harbor collects after a trial): absolute, normalised paths outside skillworks' reserved dirs."""
+    declared: list[str] = list(config.verifier.inputs)
+    for item in config.artifacts or []:
+        source = item.get("source") if isinstance(item, dict) else item
+        if not isinstance(source, str):
+            raise TaskError(f"artifacts entry {item!r} is not a path or a table with a 'source' path", config_path)
+        if not any(source == r or source.startswith(r + "/") for r in _RESERVED):  # e.g. /logs/artifacts
+            declared.append(source)
+    out: list[str] = []
+    for path in declared:
+        norm = posixpath.normpath(path) if path else ""
+        if not path.startswith("/") or norm != (path.rstrip("/") or "/") or ".." in path.split("/"):
+            raise TaskError(f"verifier input {path!r} must be an absolute, normalised path", config_path)
+        if norm == "/" or any(norm == r or norm.startswith(r + "/") for r in _RESERVED):
+            raise TaskError(f"verifier input {path!r} is the root or a directory skillworks reserves", config_path)
+        if norm not in out:
+            out.append(norm)
+    return tuple(out)

@@ -55,6 +55,15 @@ class VerifierConfig(BaseModel):
     service: str | None = None
     judge: dict[str, Any] | None = None
     pytest_plugins: list[str] = Field(default_factory=list)
+    isolation: Literal["fresh", "shared"] = Field(
+        default="fresh",
+        description="fresh: the verifier runs in a new sandbox from the task's image with the agent's outputs "
+        "copied in; shared: in the agent's own sandbox (for tasks that check services or system state)",
+    )
+    inputs: list[str] = Field(
+        default_factory=list,
+        description="absolute paths the agent writes outside the workdir that the verifier needs (copied too)",
+    )
 
 
 class SandboxConfig(BaseModel):

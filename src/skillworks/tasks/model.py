@@ -16,6 +16,7 @@ from skillworks.skills.package import SkillPackage
 
 NetworkMode = Literal["no-network", "public", "allowlist"]
 SourceFormat = Literal["task.md", "harbor", "evals.json"]
+VerifierIsolation = Literal["fresh", "shared"]
 
 DEFAULT_WORKDIR = "/app"
 
@@ -119,3 +120,19 @@ class Task(BaseModel):
     evaluation: EvalExpectations | None = Field(
         default=None, description="evals.json expectations graded by the ACES metrics (no verifier needed)"
     )
+    verifier_isolation: VerifierIsolation = Field(
+        default="fresh", description="where the verifier runs: a fresh sandbox (default) or the agent's (shared)"
+    )
+    verifier_inputs: tuple[str, ...] = Field(
+        default=(), description="paths outside the workdir copied from the agent's sandbox into the verifier's"
+    )
+
+    @property
+    def verifier_outputs(self) -> tuple[str, ...]:
+        """What the fresh verifier sandbox gets of the agent's: the workdir, then the declared inputs."""
+        inside = [p for p in self.verifier_inputs if not _within(p, self.environment.workdir)]
+        return (self.environment.workdir, *inside)
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")

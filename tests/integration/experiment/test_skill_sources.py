@@ -39,6 +39,8 @@ def _task(root: Path) -> Path:
             """\
             ---
             schema_version: "1.3"
+            verifier:
+              isolation: shared  # it checks the agent's sandbox (the staged skill), not an output
             environment:
               network_mode: no-network
             ---

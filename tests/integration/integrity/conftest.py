@@ -77,6 +77,9 @@ class Attack:
     commands: tuple[str, ...]
     verifier: str = PY_VERIFIER
     memory_mb: int | None = None
+    verifier_keys: str = ""  # more YAML lines under `verifier:` (e.g. "  isolation: shared")
+    dockerfile_extra: str = ""  # more Dockerfile lines (container suites)
+    verifier_files: tuple[tuple[str, str], ...] = ()  # (name, text) next to test.sh
 
 
 def write_suite(root: Path, attacks: list[Attack], *, container: bool) -> tuple[Path, Path]:
@@ -102,15 +105,17 @@ def write_suite(root: Path, attacks: list[Attack], *, container: bool) -> tuple[
                   timeout_sec: 120
                 verifier:
                   timeout_sec: 60
-                environment:
+                {{verifier_keys}}environment:
                   network_mode: no-network"""
-            )
+            ).replace("{verifier_keys}", f"{attack.verifier_keys}\n" if attack.verifier_keys else "")
             + memory
             + "\n---\n\nWrite the number 42 to `/app/answer.txt`.\n"
         )
+        for name, text in attack.verifier_files:
+            (task / "verifier" / name).write_text(text)
         (task / "verifier" / "test.sh").write_text("#!/usr/bin/env bash\n" + attack.verifier)
         if container:
-            (task / "environment" / "Dockerfile").write_text(f"FROM {DEBIAN}\nWORKDIR /app\n")
+            (task / "environment" / "Dockerfile").write_text(f"FROM {DEBIAN}\nWORKDIR /app\n{attack.dockerfile_extra}")
         else:
             (task / "environment" / "README.md").write_text("empty workspace\n")
         turns: list[dict[str, object]] = [

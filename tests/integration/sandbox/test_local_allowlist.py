@@ -209,17 +209,22 @@ async def test_an_upload_replaces_a_planted_dir(sandbox: LocalSandbox, tmp_path:
     assert len(mounts) == 2, mounts  # the replaced mounts' state is gone from the scratch dir
 
 
-async def test_download_keeps_symlinks_as_symlinks(sandbox: LocalSandbox, tmp_path: Path) -> None:
+async def test_download_drops_links_or_keeps_them_as_links(sandbox: LocalSandbox, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "host-secret.txt").write_text("host\n")
     assert (await sandbox.exec(f"mkdir -p /app/out && echo r > /app/out/r.txt && ln -s {outside} /app/out/dir")).ok
     assert (await sandbox.exec("ln -s /etc/passwd /app/out/pw")).ok
-    await sandbox.download("/app/out", tmp_path / "got")
+    record = await sandbox.download("/app/out", tmp_path / "got")
     got = tmp_path / "got"
     assert (got / "r.txt").read_text() == "r\n"
-    assert (got / "dir").is_symlink() and (got / "pw").is_symlink()
-    assert sorted(p.name for p in got.rglob("*") if not p.is_symlink()) == ["r.txt"]
+    assert sorted(p.name for p in got.rglob("*")) == ["r.txt"]  # no link into the host in a download
+    assert len(record.skipped) == 2 and all("symbolic link" in line for line in record.skipped)
+    assert "symbolic link" in (tmp_path / "got.skipped.txt").read_text()
+    await sandbox.download("/app/out", tmp_path / "kept", links="keep")  # the outputs copy: links as links
+    kept = tmp_path / "kept"
+    assert (kept / "dir").is_symlink() and (kept / "pw").is_symlink()
+    assert sorted(p.name for p in kept.rglob("*") if not p.is_symlink()) == ["r.txt"]
 
 
 async def test_extra_binds_show_and_hide_paths_cover(task: Task, tmp_path: Path) -> None:

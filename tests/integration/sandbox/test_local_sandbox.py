@@ -172,8 +172,9 @@ async def test_upload_anywhere_and_download(sandbox: LocalSandbox, tmp_path: Pat
     await sandbox.exec("mkdir -p /logs/verifier && echo 1 > /logs/verifier/reward.txt && ln -s /etc/hostname /app/h")
     await sandbox.download("/logs/verifier", tmp_path / "verifier")
     assert (tmp_path / "verifier" / "reward.txt").read_text() == "1\n"
-    await sandbox.download("/app/h", tmp_path / "h")  # a symlink followed as the sandbox sees it
-    assert (tmp_path / "h").read_text() == Path("/etc/hostname").read_text()
+    record = await sandbox.download("/app/h", tmp_path / "h")  # a link is never followed (issue 30)
+    assert not (tmp_path / "h").exists() and not (tmp_path / "h").is_symlink()
+    assert record.skipped == ["/app/h: is a link, or lies below one (not followed)"]
     with pytest.raises(FileNotFoundError):
         await sandbox.download("/app/missing", tmp_path / "m")
     assert await sandbox.path_exists("/app/data/labs.csv") and not await sandbox.path_exists("/app/nope")

@@ -224,7 +224,7 @@ async def _create(request: SourceRequest, options: SelfGenOptions, creator_dir: 
             raise UserError(f"creator session failed ({outcome.error.category}): {outcome.error.message}")
         problem = await _download_generated(sandbox, generated_dir, creator_dir / GENERATED_DIR)
     finally:
-        await _teardown(sandbox, scratch, creator_id)
+        await _teardown([sandbox], scratch, creator_id)
     seconds = round(time.monotonic() - t0, 3)
     gateway_log = creator_dir / "gateway.jsonl"
     usage = usage_totals(gateway_log) if gateway_log.is_file() else outcome.usage or Usage()
@@ -266,7 +266,8 @@ async def _download_generated(sandbox: Any, generated_dir: str, dest: Path) -> s
         return f"{GENERATED_DIR} could not be measured (du: {answer[:80]!r} {probe.stderr.strip()[:120]!r})"
     if int(answer) * 1024 > MAX_GENERATED_BYTES:
         return f"{GENERATED_DIR} holds {int(answer)} KiB; at most {MAX_GENERATED_BYTES // 1024} KiB is kept"
-    await sandbox.download(generated_dir, dest)
+    # links kept as links (never followed): the pack check refuses a pack that holds one, and says so
+    await sandbox.download(generated_dir, dest, links="keep")
     if dest.is_symlink() or not dest.is_dir():  # the backend copied a link or a file: keep nothing of it
         if dest.is_symlink() or dest.is_file():
             dest.unlink()

@@ -5,15 +5,17 @@ output and the wait/kill steps are shared with the local sandbox: skillworks.san
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import shutil
+import subprocess
 import tarfile
+import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
 from skillworks.sandbox._process import kill_process, wait_or_kill
 from skillworks.sandbox.base import ExecResult
+from skillworks.sandbox.safe_copy import CopyRecord, LinkPolicy, copy_from_tar
 
 EXEC_MARK = "SKILLWORKS_EXEC_ID"
 KILL_GRACE_SEC = 5.0
@@ -112,14 +114,24 @@ def write_tar(archive: IO[bytes], src: Path, arcname: str) -> None:
         tar.add(src, arcname=arcname, recursive=True, filter=as_root)
 
 
-def place(staging: Path, dst: Path) -> None:
-    if not dst.exists() and not dst.is_symlink():
-        os.replace(staging, dst)
-    elif dst.is_dir() and staging.is_dir() and not staging.is_symlink():
-        shutil.copytree(staging, dst, symlinks=True, dirs_exist_ok=True)
-    else:
-        if dst.is_dir() and not dst.is_symlink():
-            shutil.rmtree(dst)
-        else:
-            dst.unlink()
-        os.replace(staging, dst)
+def stream_copy(
+    argv: Sequence[str], staging: Path, root_name: str, links: LinkPolicy, shown_as: str
+) -> tuple[CopyRecord | None, int, str]:
+    """Run `<runtime> cp <ctr>:<path> -` and write its tar stream to `staging` through the safe copy.
+    (record, exit code, last stderr line); record None when the stream held nothing (e.g. no such path)."""
+    with tempfile.TemporaryFile(prefix="skillworks-cp-err-") as err_file:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err_file)
+        assert proc.stdout is not None
+        record: CopyRecord | None = None
+        try:
+            record = copy_from_tar(proc.stdout, staging, root_name=root_name, links=links, shown_as=shown_as)
+        except FileNotFoundError:
+            record = None
+        finally:
+            if proc.poll() is None:
+                proc.kill()  # a stream stopped early (over the cap): the rest is not read
+            proc.stdout.close()
+            code = proc.wait()
+        err_file.seek(0)
+        lines = err_file.read().decode(errors="replace").strip().splitlines()
+    return record, code, (lines[-1] if lines else "")

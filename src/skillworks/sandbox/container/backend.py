@@ -69,7 +69,7 @@ from skillworks.sandbox.container._procs import (
     ZOMBIE_LIMIT,
     end_forwarder,
     missing_executable,
-    place,
+    stream_copy,
     write_tar,
 )
 from skillworks.sandbox.container.cleanup import REGISTRY, channel_dir_prefix, container_labels, current_run_id
@@ -91,6 +91,7 @@ from skillworks.sandbox.container.image import (
 from skillworks.sandbox.container.options import ContainerOptions
 from skillworks.sandbox.container.relay import UnixRelay
 from skillworks.sandbox.container.runtime import CommandResult, ContainerRuntime, detect_runtime, run_command
+from skillworks.sandbox.safe_copy import CopyRecord, LinkPolicy, note_skipped, place
 from skillworks.tasks.model import NetworkPolicy, Task
 
 log = logging.getLogger(__name__)
@@ -498,6 +499,16 @@ class ContainerSandbox:
         if not result.ok:
             raise SandboxBroken(f"cannot reset {', '.join(paths)} for the verifier: {result.error_line()}")
 
+    async def changed_paths(self) -> list[str]:
+        """Every path of the container's file system the trial added, changed or deleted, as the runtime's
+        `diff` lists them (directories that only hold a listed change left out)."""
+        name = self._require_started()
+        result = await run_command(self.runtime.argv("diff", name), timeout=120)
+        if not result.ok:
+            raise SandboxError(f"cannot list the container's changes: {result.error_line()}")
+        paths = sorted({line[2:].strip() for line in result.stdout.splitlines() if line[:2] in ("A ", "C ", "D ")})
+        return [p for i, p in enumerate(paths) if not (i + 1 < len(paths) and paths[i + 1].startswith(p + "/"))]
+
     # --- files ---------------------------------------------------------------------------------
     async def path_exists(self, path: str) -> bool:
         name = self._require_started()
@@ -569,24 +580,32 @@ class ContainerSandbox:
         lines = err.decode(errors="replace").strip().splitlines()
         return proc.returncode, (lines[-1] if lines else f"exit {proc.returncode}")
 
-    async def download(self, src: str, dst: Path) -> None:
-        """Copy `src` from the container to `dst` (a directory merges into an existing one)."""
+    async def download(self, src: str, dst: Path, *, links: LinkPolicy = "drop") -> CopyRecord:
+        """Copy `src` from the container to `dst` (a directory merges into an existing one) through the
+        safe copy (skillworks.sandbox.safe_copy): a tar stream of `<runtime> cp <ctr>:<src> -`, links
+        dropped (or kept as links with `links="keep"`), special files skipped, sizes capped; what was
+        not copied is in the returned record (and in `<dst>.skipped.txt`)."""
         name = self._require_started()
         dst = Path(dst)
         dst.parent.mkdir(parents=True, exist_ok=True)
         staging = dst.parent / f".{dst.name}.skillworks-{uuid.uuid4().hex[:8]}"
-        result = await run_command(self.runtime.argv("cp", f"{name}:{src}", str(staging)), timeout=600)
+        argv = self.runtime.argv("cp", f"{name}:{src}", "-")
+        root_name = PurePosixPath(src).name
         try:
-            if not result.ok:
-                if NOT_FOUND_RE.search(result.stderr) or not await self.path_exists(src):
+            record, code, err = await asyncio.to_thread(stream_copy, argv, staging, root_name, links, src)
+            if record is None:
+                if NOT_FOUND_RE.search(err) or not await self.path_exists(src):
                     raise FileNotFoundError(f"{src} does not exist in the container")
-                raise SandboxError(f"download of {src} failed: {result.error_line()}")
-            await asyncio.to_thread(place, staging, dst)
+                raise SandboxError(f"download of {src} failed: {err or f'exit {code}'}")
+            if staging.exists() or staging.is_symlink():
+                await asyncio.to_thread(place, staging, dst)
         finally:
             if staging.is_dir() and not staging.is_symlink():
                 shutil.rmtree(staging, ignore_errors=True)
             elif staging.exists() or staging.is_symlink():
                 staging.unlink()
+        note_skipped(record, dst)
+        return record
 
     # --- model channel -------------------------------------------------------------------------
     async def open_model_channel(self, channel: ModelChannel) -> None:
