@@ -11,7 +11,6 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from skillworks.sandbox.container._procs import place
 from skillworks.sandbox.container.cleanup import (
     LABEL_HOST,
     LABEL_PID,
@@ -22,6 +21,7 @@ from skillworks.sandbox.container.cleanup import (
 )
 from skillworks.sandbox.container.helper import forwarder_binary
 from skillworks.sandbox.container.relay import UnixRelay
+from skillworks.sandbox.safe_copy import place
 
 
 async def _echo_server(path: Path) -> asyncio.Server:
