@@ -96,7 +96,7 @@ def _given_on_command_line(ctx: typer.Context, keep: set[str]) -> list[str]:
 
 _EXECUTOR_FLAGS = {"executor", "ray_address", "ray_retries", "ray_cpus_per_trial"}
 # what a session may do unattended: not part of the plan, so each may change on --resume
-_CAMPAIGN_FLAGS = {"retry_errors", "max_consecutive_errors", "max_cost", "max_tokens"}
+_CAMPAIGN_FLAGS = {"retry_errors", "max_consecutive_errors", "max_cost", "max_tokens", "cache"}
 
 RetryErrors = Annotated[
     str | None,
@@ -116,6 +116,10 @@ MaxCost = Annotated[
 ]
 MaxTokens = Annotated[
     int | None, typer.Option(min=0, help="stop starting new task pairs once the run could use more tokens")
+]
+ResponseCacheDir = Annotated[
+    Path | None,
+    typer.Option("--cache", help="serve identical model calls from DIR across runs (and store new answers there)"),
 ]
 MaxTrialTokens = Annotated[
     int | None,
@@ -222,6 +226,7 @@ def register(app: typer.Typer) -> None:
         max_cost: MaxCost = None,
         max_tokens: MaxTokens = None,
         max_trial_tokens: MaxTrialTokens = None,
+        cache: ResponseCacheDir = None,
     ) -> None:
         """Run tasks × conditions × agents × trials and write results.jsonl and the reports."""
         from rich.console import Console
@@ -315,6 +320,7 @@ def register(app: typer.Typer) -> None:
                     console=console,
                     executor=run_executor,
                     limits=limits,
+                    response_cache=cache,
                 )
             )
         except (KeyboardInterrupt, asyncio.CancelledError):

@@ -77,7 +77,7 @@ def _set_aside_interrupted(store: RunStore, plan: list[TrialSpec], recorded: set
             path.rename(path.with_name(f"{path.name}.interrupted-{n}"))
 
 
-def _make_gateways(spec: ExperimentSpec, agents: dict[str, Agent]) -> dict[str, Gateway]:
+def _make_gateways(spec: ExperimentSpec, agents: dict[str, Agent], cache_dir: Path | None = None) -> dict[str, Gateway]:
     """One gateway per distinct (model, api_base) among the agents that need a model, by agent label.
     Built (not started) before the run directory exists: a bad model (e.g. a missing `scripted/`
     script) is a one-line error that leaves nothing behind."""
@@ -93,7 +93,9 @@ def _make_gateways(spec: ExperimentSpec, agents: dict[str, Agent]) -> dict[str, 
         key = (cfg.model, cfg.api_base)
         if key not in by_key:
             budget = spec.extra.get("trial_token_budget")
-            by_key[key] = Gateway(model=cfg.model, api_base=cfg.api_base, trial_token_budget=budget)
+            by_key[key] = Gateway(
+                model=cfg.model, api_base=cfg.api_base, trial_token_budget=budget, cache_dir=cache_dir
+            )
     return {cfg.label: by_key[(cfg.model or "", cfg.api_base)] for cfg in needed}
 
 
@@ -110,11 +112,13 @@ async def run_experiment(
     post_trial: PostTrial | None = None,
     executor: Executor | None = None,
     limits: CampaignLimits | None = None,
+    response_cache: Path | None = None,
 ) -> RunOutcome:
     """Run (or resume) the plan of `spec`. `keep_workspace` downloads each trial's final workspace into its
     trial dir; `post_trial` grades each result before it is recorded (see TrialEnvironment); `executor`
     says where trials run (default: this process); `limits` what the session may do unattended (retry
-    errored trials, stop on a run of errors or a spend cap; see experiment/campaign.py)."""
+    errored trials, stop on a run of errors or a spend cap; see experiment/campaign.py); `response_cache` a
+    directory of model responses shared across runs (gateway/response_cache.py; this process's gateways)."""
     limits = limits or CampaignLimits()
     store = RunStore(run_dir)
     if resume:
@@ -159,7 +163,7 @@ async def run_experiment(
         locked = getattr(agents[cfg.label], "locked_options", None)  # optional Agent hook
         if locked is not None:  # e.g. harness_skills, recorded in experiment.json even when left at its default
             cfg.options = {**locked(), **cfg.options}
-    gateways_by_label = _make_gateways(spec, agents)
+    gateways_by_label = _make_gateways(spec, agents, response_cache)
     with store.exclusive():  # one writer per run directory
         store.write_spec(spec)
 

@@ -29,6 +29,7 @@ from skillworks.gateway import wire_anthropic, wire_gemini, wire_openai_chat, wi
 from skillworks.gateway.internal import GatewayError, ModelRequest, ModelResponse, estimate_tokens, request_chars
 from skillworks.gateway.litellm_backend import LiteLLMBackend
 from skillworks.gateway.records import GatewayCall, Wire, append_call, trial_error_from_calls
+from skillworks.gateway.response_cache import ResponseCache, request_key
 from skillworks.gateway.retry import RetryOutcome, RetryPolicy, call_with_retry
 from skillworks.gateway.scripted import ScriptedBackend
 from skillworks.results import TrialError
@@ -105,8 +106,10 @@ class Gateway:
         socket_dir: Path | None = None,
         trial_token_budget: int | None = None,
         down_cooldown_sec: float = DOWN_COOLDOWN_SEC,
+        cache_dir: Path | None = None,
     ) -> None:
         self.model = model
+        self.cache = ResponseCache(cache_dir) if cache_dir is not None else None
         self.trial_token_budget = trial_token_budget
         # the provider is "known down" for `down_cooldown_sec` after a call failed after all its retries with
         # one of _DOWN_CLASSES: then a call makes one attempt (no retries), and a trial that already saw such a
@@ -380,11 +383,19 @@ class Gateway:
                     failed_attempts.append(exc)
                 raise
 
+        key = request_key(self.model, req) if self.cache is not None else None
+        if self.cache is not None and key is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                return RetryOutcome(attempts=0, response=hit)  # no provider attempt
         policy = self.retry
         if time.monotonic() < self._down_until:  # known down: one attempt, no retries
             policy = dataclasses.replace(policy, max_attempts=1)
         try:
-            return await call_with_retry(policy, complete)
+            outcome = await call_with_retry(policy, complete)
+            if self.cache is not None and key is not None and outcome.response is not None:
+                self.cache.put(key, outcome.response)
+            return outcome
         except Exception as exc:  # a bug in a backend or converter: classify, keep the traceback in the log
             log.exception("gateway: unexpected error in trial %s", trial.channel.trial_id)
             return RetryOutcome(attempts=1, error=GatewayError("server_error", f"gateway internal error: {exc!r}"))

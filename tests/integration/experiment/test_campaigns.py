@@ -187,3 +187,38 @@ def test_cli_breaker_exits_3_and_retry_errors_all_resumes(tmp_path: Path, cli: A
     assert "ran 3 trial(s) (0 already recorded, 2 retried, 0 error(s))" in again.stderr
     bad = cli("run", str(TASK), "--retry-errors", "all", "--out", str(runs))
     assert bad.returncode == 2 and "--retry-errors needs --resume" in bad.stderr
+
+
+def test_response_cache_serves_identical_calls_across_runs(tmp_path: Path) -> None:
+    script, cache = tmp_path / "s.yaml", tmp_path / "cache"
+    script.write_text(OK_TURN)
+    task = load_task(TASK)
+
+    def run(run_dir: Path) -> RunOutcome:
+        spec = ExperimentSpec(
+            run_id=run_dir.name,
+            created_at=datetime.now(UTC),
+            skillworks_version=__version__,
+            tasks=[task_ref(task)],
+            conditions=["none"],
+            agents=[AgentConfig(name="builtin", model=f"scripted/{script}")],
+            trials=1,
+            seed=0,
+            concurrency=1,
+        )
+        return asyncio.run(run_experiment(spec, [task], run_dir, response_cache=cache))
+
+    (first,) = run(tmp_path / "a").results
+    assert first.usage.cost_usd == pytest.approx(0.01) and any(cache.rglob("*.json"))
+    script.write_text(AUTH_FAIL)  # the provider would now fail every call: only the cache can answer
+    (second,) = run(tmp_path / "b").results
+    assert second.error is None and second.outcome == first.outcome and second.usage.cost_usd == 0.0
+    calls = read_calls(tmp_path / "b" / "trials" / second.trial_id / "gateway.jsonl")
+    assert [(c.status, c.attempts) for c in calls] == [("ok", 0)]  # served without a provider attempt
+    bad = tmp_path / "file"
+    bad.write_text("")
+    from skillworks.errors import UserError
+    from skillworks.gateway.response_cache import ResponseCache
+
+    with pytest.raises(UserError, match="--cache: not a directory"):
+        ResponseCache(bad)
