@@ -119,7 +119,8 @@ async def run_experiment(
     says where trials run (default: this process); `limits` what the session may do unattended (retry
     errored trials, stop on a run of errors or a spend cap; see experiment/campaign.py); `response_cache` a
     directory of model responses shared across runs (gateway/response_cache.py; this process's gateways)."""
-    limits = limits or CampaignLimits()
+    # a library caller (eval, oracle check) that gives no limits gets no breaker: it would not report a stop
+    limits = limits or CampaignLimits(max_consecutive_errors=0)
     store = RunStore(run_dir)
     if resume:
         _check_resume_compatible(store.read_spec(), spec, store)
@@ -246,7 +247,7 @@ async def _schedule(
     `retries` maps the errored trials run again to the attempt they supersede."""
     semaphore = asyncio.Semaphore(max(1, concurrency))
     progress = RunProgress(console, len(todo))
-    gate = gate or CampaignGate.for_session(CampaignLimits(), todo, [])
+    gate = gate or CampaignGate.for_session(CampaignLimits(max_consecutive_errors=0), todo, [])
     retries = retries or {}
     jobs: list[asyncio.Task[None]] = []
 
