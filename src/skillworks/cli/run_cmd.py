@@ -162,7 +162,31 @@ def _report_stop(console: Any, outcome: RunOutcome, run_dir: Path) -> None:
         raise typer.Exit(3)
 
 
+def _register_regrade(app: typer.Typer) -> None:
+    @app.command("regrade")
+    def regrade(run_dir: Annotated[Path, typer.Argument(help="a run directory made with --keep-workspace")]) -> None:
+        """Run only the verifiers again on the saved workspaces of a run (no agent, no model call)."""
+        from rich.console import Console
+
+        from skillworks.experiment.regrade import regrade_run
+        from skillworks.report import write_reports
+
+        console = Console(stderr=True)
+        results, skipped = run_async(regrade_run(run_dir))
+        if not results:
+            raise UserError("no trial to regrade: none saved its workspace (run with --keep-workspace)", run_dir)
+        write_reports(run_dir)
+        solved = sum(1 for r in results if r.outcome == "solved")
+        console.print(
+            f"regraded {len(results)} trial(s) ({solved} solved; {skipped} without a saved workspace or verifier)",
+            markup=False,
+            highlight=False,
+        )
+
+
 def register(app: typer.Typer) -> None:
+    _register_regrade(app)
+
     @app.command("run")
     def run(
         ctx: typer.Context,
@@ -227,6 +251,9 @@ def register(app: typer.Typer) -> None:
         max_tokens: MaxTokens = None,
         max_trial_tokens: MaxTrialTokens = None,
         cache: ResponseCacheDir = None,
+        keep_workspace: Annotated[
+            bool, typer.Option(help="save each trial's final workspace (trials/<id>/workspace): what regrade grades")
+        ] = False,
     ) -> None:
         """Run tasks × conditions × agents × trials and write results.jsonl and the reports."""
         from rich.console import Console
@@ -303,6 +330,8 @@ def register(app: typer.Typer) -> None:
                 spec.extra["skills_from"] = str(skills_from.resolve())
             if "self-generated" in spec.conditions:
                 spec.extra["self_generated"] = _self_generated_options(creator_skill, selfgen_reuse, agents)
+            if keep_workspace:
+                spec.extra["keep_workspace"] = True
             if max_trial_tokens is not None:  # part of the plan: it decides outcomes
                 spec.extra["trial_token_budget"] = max_trial_tokens
         # where trials run is not part of the plan: it may change on --resume
@@ -321,6 +350,7 @@ def register(app: typer.Typer) -> None:
                     executor=run_executor,
                     limits=limits,
                     response_cache=cache,
+                    keep_workspace=bool(spec.extra.get("keep_workspace")),
                 )
             )
         except (KeyboardInterrupt, asyncio.CancelledError):

@@ -30,6 +30,10 @@ def campaign_section(runs: Sequence[RunData]) -> CampaignOut | None:
         not_run += [row.trial_id for row in record.not_run]
         latest = {id(r) for r in latest_attempts(run.results)}
         for r in run.results:
+            if "regraded_from_attempt" in r.paths:  # a regrade re-reports its attempt's usage: counted once
+                if id(r) not in latest:
+                    superseded += 1
+                continue
             cost_all += r.usage.cost_usd
             tokens_all += r.usage.input_tokens + r.usage.output_tokens
             if id(r) not in latest:

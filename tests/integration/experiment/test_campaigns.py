@@ -222,3 +222,41 @@ def test_response_cache_serves_identical_calls_across_runs(tmp_path: Path) -> No
 
     with pytest.raises(UserError, match="--cache: not a directory"):
         ResponseCache(bad)
+
+
+def test_regrade_runs_a_changed_verifier_on_saved_workspaces(tmp_path: Path, cli: Any) -> None:
+    import shutil
+
+    task = tmp_path / "task"
+    shutil.copytree(TASK, task)
+    runs = tmp_path / "runs"
+    first = cli(
+        "run",
+        str(task),
+        "--agent",
+        "oracle",
+        "--conditions",
+        "none",
+        "--keep-workspace",
+        "--out",
+        str(runs),
+        "--run-id",
+        "r",
+    )
+    assert first.returncode == 0, first.stderr
+    (r1,) = RunStore(runs / "r").read_results()
+    assert r1.outcome == "solved"
+    test_sh = task / "verifier" / "test.sh"  # the "fix": the total must now be 999
+    test_sh.write_text(test_sh.read_text().replace('"1234.5"', '"999"'))
+    done = cli("regrade", str(runs / "r"))
+    assert done.returncode == 0, done.stderr
+    assert "regraded 1 trial(s) (0 solved" in done.stderr
+    old, new = RunStore(runs / "r").read_results()
+    assert (new.attempt, new.reward, new.outcome) == (2, 0.0, "failed") and new.usage == old.usage
+    trial = runs / "r" / "trials" / r1.trial_id
+    assert [p.read_text().strip() for p in (trial / "verifier.a1").rglob("reward.txt")] == ["1.0"]  # kept
+    assert [p.read_text().strip() for p in (trial / "verifier").rglob("reward.txt")] == ["0.0"]
+    summary = build_summary(runs / "r")
+    assert summary.pass_rates[0].rate == 0.0 and summary.counts.superseded_attempts == 1
+    nothing = cli("regrade", str(tmp_path))
+    assert nothing.returncode == 2 and "experiment.json" in nothing.stderr
