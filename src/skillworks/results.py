@@ -16,8 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field
 Outcome = Literal["solved", "partial", "failed", "error", "ungraded"]
 Phase = Literal["setup", "staging", "agent", "verify", "internal"]
 # "sandbox_broken": the agent left the sandbox unable to grade it (e.g. exhausted its processes or
-# made /logs unusable): the agent's failure, not an infrastructure error (see README, Security)
-FailureMode = Literal["timeout", "execution_error", "no_output", "verification_failed", "sandbox_broken"]
+# made /logs unusable): the agent's failure, not an infrastructure error (see README, Security);
+# "token_budget": the trial used more tokens than its budget (--max-trial-tokens): ended unverified, reward 0
+FailureMode = Literal[
+    "timeout", "execution_error", "no_output", "verification_failed", "sandbox_broken", "token_budget"
+]
 UsageSource = Literal["gateway", "harness", "none"]
 
 

@@ -13,7 +13,9 @@ EXAMPLES: dict[str, list[str]] = {
         "skillworks run examples/quickstart --agent builtin --model anthropic/claude-sonnet-4-5 "
         "--conditions none,curated --trials 3",
         "skillworks run --resume runs/20260101-120000-ab12cd",
+        "skillworks run --resume runs/campaign --retry-errors auth,rate_limit --max-cost 300",
     ],
+    "regrade": ["skillworks regrade runs/campaign"],
     "evolve": ["skillworks evolve examples/families/euro-ledgers --agent builtin --model openai/gpt-5-mini"],
     "report": [
         "skillworks report runs/<run-id>",

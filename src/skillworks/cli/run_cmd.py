@@ -26,7 +26,9 @@ from skillworks.cli._container_flags import (
 from skillworks.errors import UserError
 
 if TYPE_CHECKING:
+    from skillworks.experiment.campaign import CampaignLimits
     from skillworks.experiment.executor import Executor
+    from skillworks.experiment.runner import RunOutcome
 
 
 def _split(values: list[str] | None) -> list[str]:
@@ -93,9 +95,98 @@ def _given_on_command_line(ctx: typer.Context, keep: set[str]) -> list[str]:
 
 
 _EXECUTOR_FLAGS = {"executor", "ray_address", "ray_retries", "ray_cpus_per_trial"}
+# what a session may do unattended: not part of the plan, so each may change on --resume
+_CAMPAIGN_FLAGS = {"retry_errors", "max_consecutive_errors", "max_cost", "max_tokens", "cache"}
+
+RetryErrors = Annotated[
+    str | None,
+    typer.Option(
+        "--retry-errors",
+        metavar="all|CATEGORY,...",
+        help="with --resume: run errored trials again (all, or only these error categories); "
+        "the earlier attempt is kept as trials/<id>__a<n>",
+    ),
+]
+MaxConsecutiveErrors = Annotated[
+    int,
+    typer.Option(min=0, help="circuit breaker: stop after this many consecutive errors of one category (0: off)"),
+]
+MaxCost = Annotated[
+    float | None, typer.Option(min=0, help="stop starting new task pairs once the run could spend more USD")
+]
+MaxTokens = Annotated[
+    int | None, typer.Option(min=0, help="stop starting new task pairs once the run could use more tokens")
+]
+ResponseCacheDir = Annotated[
+    Path | None,
+    typer.Option("--cache", help="serve identical model calls from DIR across runs (and store new answers there)"),
+]
+MaxTrialTokens = Annotated[
+    int | None,
+    typer.Option(min=1, help="a trial using more tokens (in + out) fails with failure mode token_budget"),
+]
+
+
+def _campaign_limits(
+    retry_errors: str | None, max_consecutive_errors: int, max_cost: float | None, max_tokens: int | None
+) -> CampaignLimits:
+    from skillworks.experiment.campaign import CampaignLimits
+
+    categories: frozenset[str] | None = None
+    if retry_errors is not None:
+        names = _split([retry_errors])
+        categories = frozenset() if names in ([], ["all"]) else frozenset(names)
+    return CampaignLimits(
+        retry_errors=categories,
+        max_consecutive_errors=max_consecutive_errors,
+        max_cost_usd=max_cost,
+        max_tokens=max_tokens,
+    )
+
+
+def _report_stop(console: Any, outcome: RunOutcome, run_dir: Path) -> None:
+    """A session stopped early (circuit breaker, spend cap): one line, then exit 3 (resumable)."""
+    if outcome.not_run:
+        console.print(
+            f"{len(outcome.not_run)} trial(s) not run (whole pairs; left out of the frame)",
+            markup=False,
+            highlight=False,
+        )
+    if outcome.stopped is not None:
+        console.print(
+            f"stopped: {outcome.stopped}; continue with --resume {run_dir}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(3)
+
+
+def _register_regrade(app: typer.Typer) -> None:
+    @app.command("regrade")
+    def regrade(run_dir: Annotated[Path, typer.Argument(help="a run directory made with --keep-workspace")]) -> None:
+        """Run only the verifiers again on the saved workspaces of a run (no agent, no model call)."""
+        from rich.console import Console
+
+        from skillworks.experiment.regrade import regrade_run
+        from skillworks.report import write_reports
+
+        console = Console(stderr=True)
+        results, skipped = run_async(regrade_run(run_dir))
+        if not results:
+            raise UserError("no trial to regrade: none saved its workspace (run with --keep-workspace)", run_dir)
+        write_reports(run_dir)
+        solved = sum(1 for r in results if r.outcome == "solved")
+        console.print(
+            f"regraded {len(results)} trial(s) ({solved} solved; {skipped} without a saved workspace or verifier)",
+            markup=False,
+            highlight=False,
+        )
 
 
 def register(app: typer.Typer) -> None:
+    _register_regrade(app)
+
     @app.command("run")
     def run(
         ctx: typer.Context,
@@ -154,6 +245,15 @@ def register(app: typer.Typer) -> None:
         ray_cpus_per_trial: Annotated[
             float | None, typer.Option(min=0, help="CPUs a trial reserves on Ray (default: the task's, else 1)")
         ] = None,
+        retry_errors: RetryErrors = None,
+        max_consecutive_errors: MaxConsecutiveErrors = 10,
+        max_cost: MaxCost = None,
+        max_tokens: MaxTokens = None,
+        max_trial_tokens: MaxTrialTokens = None,
+        cache: ResponseCacheDir = None,
+        keep_workspace: Annotated[
+            bool, typer.Option(help="save each trial's final workspace (trials/<id>/workspace): what regrade grades")
+        ] = False,
     ) -> None:
         """Run tasks × conditions × agents × trials and write results.jsonl and the reports."""
         from rich.console import Console
@@ -167,8 +267,11 @@ def register(app: typer.Typer) -> None:
         from skillworks.tasks import discover_tasks, load_task
 
         console = Console(stderr=True)
+        limits = _campaign_limits(retry_errors, max_consecutive_errors, max_cost, max_tokens)
+        if retry_errors is not None and resume is None:
+            raise UserError("--retry-errors needs --resume RUN_DIR (it runs a recorded run's errored trials again)")
         if resume is not None:
-            given = _given_on_command_line(ctx, keep={"resume", "concurrency", *_EXECUTOR_FLAGS})
+            given = _given_on_command_line(ctx, keep={"resume", "concurrency", *_EXECUTOR_FLAGS, *_CAMPAIGN_FLAGS})
             if given:
                 raise UserError(f"--resume continues the run as it was planned; drop {', '.join(given)}")
             spec = RunStore(resume).read_spec()
@@ -227,6 +330,10 @@ def register(app: typer.Typer) -> None:
                 spec.extra["skills_from"] = str(skills_from.resolve())
             if "self-generated" in spec.conditions:
                 spec.extra["self_generated"] = _self_generated_options(creator_skill, selfgen_reuse, agents)
+            if keep_workspace:
+                spec.extra["keep_workspace"] = True
+            if max_trial_tokens is not None:  # part of the plan: it decides outcomes
+                spec.extra["trial_token_budget"] = max_trial_tokens
         # where trials run is not part of the plan: it may change on --resume
         run_executor = _executor(executor, ray_address, ray_retries, ray_cpus_per_trial)
         spec.extra["executor"] = {"name": executor}
@@ -234,15 +341,26 @@ def register(app: typer.Typer) -> None:
             spec.extra["executor"].update(address=ray_address, retries=ray_retries, cpus_per_trial=ray_cpus_per_trial)
         try:
             outcome = run_async(
-                run_experiment(spec, loaded, run_dir, resume=resume is not None, console=console, executor=run_executor)
+                run_experiment(
+                    spec,
+                    loaded,
+                    run_dir,
+                    resume=resume is not None,
+                    console=console,
+                    executor=run_executor,
+                    limits=limits,
+                    response_cache=cache,
+                    keep_workspace=bool(spec.extra.get("keep_workspace")),
+                )
             )
         except (KeyboardInterrupt, asyncio.CancelledError):
             console.print(f"[yellow]interrupted[/]: recorded results are kept; continue with --resume {run_dir}")
             raise typer.Exit(130) from None
         files = write_reports(run_dir)
         errors = sum(1 for r in outcome.results if r.outcome == "error")
+        retried = f", {outcome.retried} retried" if outcome.retried else ""
         console.print(
-            f"ran {len(outcome.results)} trial(s) ({outcome.skipped} already recorded, {errors} error(s)); "
+            f"ran {len(outcome.results)} trial(s) ({outcome.skipped} already recorded{retried}, {errors} error(s)); "
             f"run directory: {run_dir}",
             soft_wrap=True,  # a path is never broken across lines
         )
@@ -251,3 +369,4 @@ def register(app: typer.Typer) -> None:
                 console.print(line, markup=False, highlight=False, soft_wrap=True)
         for name, path in sorted(files.items()):
             console.print(f"  {name}: {path}", markup=False, highlight=False, soft_wrap=True)
+        _report_stop(console, outcome, run_dir)

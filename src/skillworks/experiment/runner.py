@@ -18,6 +18,15 @@ from rich.console import Console
 from skillworks.agents.base import Agent
 from skillworks.agents.registry import create_agent
 from skillworks.errors import UserError
+from skillworks.experiment.campaign import (
+    CampaignGate,
+    CampaignLimits,
+    not_run_trials,
+    pair_order,
+    select_retries,
+    set_aside_attempt,
+    write_campaign,
+)
 from skillworks.experiment.conditions import SkillSet, get_condition
 from skillworks.experiment.executor import Executor, LocalExecutor, PostTrial, RunContext, TrialRunner
 from skillworks.experiment.plan import TrialSpec, plan_trials
@@ -40,6 +49,9 @@ class RunOutcome:
     planned: int
     skipped: int
     results: list[TrialResult] = field(default_factory=list)
+    retried: int = 0  # errored trials run again this session (--retry-errors)
+    not_run: list[TrialSpec] = field(default_factory=list)  # trials of pairs a spend cap kept from starting
+    stopped: str | None = None  # why the session stopped early (circuit breaker, spend cap): resumable
 
 
 def _check_resume_compatible(old: ExperimentSpec, new: ExperimentSpec, store: RunStore) -> None:
@@ -65,7 +77,7 @@ def _set_aside_interrupted(store: RunStore, plan: list[TrialSpec], recorded: set
             path.rename(path.with_name(f"{path.name}.interrupted-{n}"))
 
 
-def _make_gateways(spec: ExperimentSpec, agents: dict[str, Agent]) -> dict[str, Gateway]:
+def _make_gateways(spec: ExperimentSpec, agents: dict[str, Agent], cache_dir: Path | None = None) -> dict[str, Gateway]:
     """One gateway per distinct (model, api_base) among the agents that need a model, by agent label.
     Built (not started) before the run directory exists: a bad model (e.g. a missing `scripted/`
     script) is a one-line error that leaves nothing behind."""
@@ -80,7 +92,10 @@ def _make_gateways(spec: ExperimentSpec, agents: dict[str, Agent]) -> dict[str, 
             raise UserError(f"agent {cfg.name} needs a model: pass --model provider/name")
         key = (cfg.model, cfg.api_base)
         if key not in by_key:
-            by_key[key] = Gateway(model=cfg.model, api_base=cfg.api_base)
+            budget = spec.extra.get("trial_token_budget")
+            by_key[key] = Gateway(
+                model=cfg.model, api_base=cfg.api_base, trial_token_budget=budget, cache_dir=cache_dir
+            )
     return {cfg.label: by_key[(cfg.model or "", cfg.api_base)] for cfg in needed}
 
 
@@ -96,10 +111,16 @@ async def run_experiment(
     keep_workspace: bool = False,
     post_trial: PostTrial | None = None,
     executor: Executor | None = None,
+    limits: CampaignLimits | None = None,
+    response_cache: Path | None = None,
 ) -> RunOutcome:
     """Run (or resume) the plan of `spec`. `keep_workspace` downloads each trial's final workspace into its
     trial dir; `post_trial` grades each result before it is recorded (see TrialEnvironment); `executor`
-    says where trials run (default: this process)."""
+    says where trials run (default: this process); `limits` what the session may do unattended (retry
+    errored trials, stop on a run of errors or a spend cap; see experiment/campaign.py); `response_cache` a
+    directory of model responses shared across runs (gateway/response_cache.py; this process's gateways)."""
+    # a library caller (eval, oracle check) that gives no limits gets no breaker: it would not report a stop
+    limits = limits or CampaignLimits(max_consecutive_errors=0)
     store = RunStore(run_dir)
     if resume:
         _check_resume_compatible(store.read_spec(), spec, store)
@@ -143,15 +164,18 @@ async def run_experiment(
         locked = getattr(agents[cfg.label], "locked_options", None)  # optional Agent hook
         if locked is not None:  # e.g. harness_skills, recorded in experiment.json even when left at its default
             cfg.options = {**locked(), **cfg.options}
-    gateways_by_label = _make_gateways(spec, agents)
+    gateways_by_label = _make_gateways(spec, agents, response_cache)
     with store.exclusive():  # one writer per run directory
         store.write_spec(spec)
 
         plan = plan_trials(tasks, spec.conditions, spec.agents, spec.trials, spec.seed)
-        recorded = store.recorded_ids()
+        previous = store.read_results()
+        recorded = {r.trial_id for r in previous}
         _set_aside_interrupted(store, plan, recorded)
-        todo = [t for t in plan if t.trial_id not in recorded]
+        retries = select_retries(previous, limits.retry_errors)
+        todo = pair_order([t for t in plan if t.trial_id not in recorded or t.trial_id in retries])
         outcome = RunOutcome(run_dir=run_dir, planned=len(plan), skipped=len(plan) - len(todo))
+        gate = CampaignGate.for_session(limits, todo, previous)
 
         run = RunContext(
             spec=spec,
@@ -175,7 +199,12 @@ async def run_experiment(
                 on_result(result)
 
         async with (executor or LocalExecutor()).session(run) as run_one:
-            await _schedule(todo, run_one, store, spec.concurrency, outcome, console, record)
+            try:
+                await _schedule(todo, run_one, store, spec.concurrency, outcome, console, record, gate, retries)
+            finally:
+                outcome.stopped = gate.stopped
+                outcome.not_run = not_run_trials(todo, gate, {r.trial_id for r in outcome.results})
+                write_campaign(run_dir, stopped=gate.stopped, not_run=outcome.not_run, retried=outcome.retried)
     return outcome
 
 
@@ -209,24 +238,43 @@ async def _schedule(
     outcome: RunOutcome,
     console: Console | None,
     on_result: Callable[[TrialResult], None] | None,
+    gate: CampaignGate | None = None,
+    retries: dict[str, int] | None = None,
 ) -> None:
     """Run `todo` with at most `concurrency` trials at once. On cancellation (Ctrl-C, SIGTERM) every
-    running trial is cancelled and torn down before the CancelledError propagates."""
+    running trial is cancelled and torn down before the CancelledError propagates. `gate` may keep a
+    trial from starting (a spend cap) or stop the run (the circuit breaker: what runs is cancelled);
+    `retries` maps the errored trials run again to the attempt they supersede."""
     semaphore = asyncio.Semaphore(max(1, concurrency))
     progress = RunProgress(console, len(todo))
+    gate = gate or CampaignGate.for_session(CampaignLimits(max_consecutive_errors=0), todo, [])
+    retries = retries or {}
+    jobs: list[asyncio.Task[None]] = []
 
     async def one(spec: TrialSpec) -> None:
         async with semaphore:
+            if not gate.admit(spec):
+                return
             progress.started()
             result: TrialResult | None = None
+            superseded = retries.get(spec.trial_id)
             try:
+                if superseded is not None:
+                    set_aside_attempt(store.trials_dir, spec.trial_id, superseded)
                 result = await run_one(spec)
+                if superseded is not None:
+                    result = result.model_copy(update={"attempt": superseded + result.attempt})
+                    outcome.retried += 1
                 store.append(result)
                 outcome.results.append(result)
             finally:
                 progress.finished(result)
             if on_result is not None:
                 on_result(result)
+            if gate.finished(result):  # the breaker: nothing new starts, what runs is cancelled
+                for job in jobs:
+                    if job is not asyncio.current_task():
+                        job.cancel()
 
     main = asyncio.current_task()
     loop = asyncio.get_running_loop()
@@ -234,9 +282,12 @@ async def _schedule(
         if main is not None:
             loop.add_signal_handler(signal.SIGTERM, main.cancel)
     with progress:
-        jobs = [asyncio.create_task(one(spec)) for spec in todo]
+        jobs.extend(asyncio.create_task(one(spec)) for spec in todo)
         try:
-            await asyncio.gather(*jobs)
+            done = await asyncio.gather(*jobs, return_exceptions=True)
+            failures = [d for d in done if isinstance(d, BaseException) and not isinstance(d, asyncio.CancelledError)]
+            if failures:
+                raise failures[0]
         except asyncio.CancelledError:
             for job in jobs:
                 job.cancel()

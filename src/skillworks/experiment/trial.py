@@ -198,6 +198,7 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         ran_verifier = ended.then_result.duration_sec if ended.then_result is not None else 0.0
         phases.agent = time.monotonic() - phase_start - ran_verifier
         _record_harness_skills(trial_dir, record, outcome)
+        _check_token_budget(trial_dir, outcome, tenv.experiment_extra.get("trial_token_budget"))
         if outcome.error is not None:
             raise _TrialFailure(outcome.error.category, outcome.error.message, outcome.error.phase)
         produced = ended.workspace_changed
@@ -251,6 +252,9 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
     except SandboxBroken as exc:  # the agent left the sandbox unusable for grading: its failure, not ours
         broken = str(exc)
         failure_mode = "sandbox_broken"
+    except _OverBudget as exc:  # the agent spent more tokens than the trial may: its failure, ungraded
+        broken = str(exc)
+        failure_mode = "token_budget"
     except _TrialFailure as failure:
         error = TrialError(category=failure.category, message=failure.message, phase=failure.phase)
     except Exception as exc:  # a bug or an unexpected failure: recorded with its traceback, never a 0,
@@ -341,6 +345,19 @@ def _keep_traceback(trial_dir: Path) -> None:
     """An internal error keeps its traceback next to the trial's logs (error.log)."""
     with (trial_dir / "error.log").open("a") as fh:
         fh.write(traceback.format_exc())
+
+
+class _OverBudget(Exception):
+    """The trial used more tokens than its budget (`--max-trial-tokens`)."""
+
+
+def _check_token_budget(trial_dir: Path, outcome: AgentOutcome, budget: object) -> None:
+    if not isinstance(budget, int) or isinstance(budget, bool):
+        return
+    used = _usage(trial_dir, outcome)
+    tokens = used.input_tokens + used.output_tokens
+    if tokens > budget:
+        raise _OverBudget(f"used {tokens} tokens (in + out), over the trial's budget of {budget}")
 
 
 class _TrialFailure(Exception):

@@ -27,6 +27,7 @@ ErrorClass = Literal[
     "script_mismatch",
     "not_found",
     "cancelled",
+    "token_budget",
 ]
 
 # HTTP status the gateway answers the client with, per error class.
@@ -43,6 +44,7 @@ ERROR_STATUS: dict[str, int] = {
     "script_mismatch": 400,
     "not_found": 404,
     "cancelled": 499,  # the trial was closed while the call was in flight
+    "token_budget": 400,  # the trial used up its token budget: not worth a client retry
 }
 
 

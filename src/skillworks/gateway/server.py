@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import logging
 import os
@@ -28,6 +29,7 @@ from skillworks.gateway import wire_anthropic, wire_gemini, wire_openai_chat, wi
 from skillworks.gateway.internal import GatewayError, ModelRequest, ModelResponse, estimate_tokens, request_chars
 from skillworks.gateway.litellm_backend import LiteLLMBackend
 from skillworks.gateway.records import GatewayCall, Wire, append_call, trial_error_from_calls
+from skillworks.gateway.response_cache import ResponseCache, request_key
 from skillworks.gateway.retry import RetryOutcome, RetryPolicy, call_with_retry
 from skillworks.gateway.scripted import ScriptedBackend
 from skillworks.results import TrialError
@@ -36,6 +38,9 @@ log = logging.getLogger(__name__)
 
 _MAX_BODY = 256 * 1024 * 1024  # agent histories get large
 _SHUTDOWN_SEC = 1.0  # closing a trial waits this long for in-flight calls, then cancels them
+# A call that failed with one of these after all its retries says the provider is down (not this request)
+_DOWN_CLASSES = frozenset({"server_error", "timeout", "auth"})
+DOWN_COOLDOWN_SEC = 30.0
 _WIRES: dict[str, tuple[Wire, ModuleType]] = {
     "/v1/chat/completions": ("openai_chat", wire_openai_chat),
     "/v1/responses": ("openai_responses", wire_openai_responses),
@@ -71,6 +76,8 @@ class _Trial:
     runner: web.AppRunner | None = None
     calls: list[GatewayCall] = field(default_factory=list)
     in_flight: set[asyncio.Task[Any]] = field(default_factory=set)  # model calls being answered now
+    tokens_used: int = 0  # input + output tokens of its answered model calls
+    gave_up: bool = False  # a call of this trial failed after all retries with the provider down
 
 
 @dataclass
@@ -97,8 +104,19 @@ class Gateway:
         retry: RetryPolicy | None = None,
         tcp_port: int | None = None,
         socket_dir: Path | None = None,
+        trial_token_budget: int | None = None,
+        down_cooldown_sec: float = DOWN_COOLDOWN_SEC,
+        cache_dir: Path | None = None,
     ) -> None:
         self.model = model
+        self.cache = ResponseCache(cache_dir) if cache_dir is not None else None
+        self.trial_token_budget = trial_token_budget
+        # the provider is "known down" for `down_cooldown_sec` after a call failed after all its retries with
+        # one of _DOWN_CLASSES: then a call makes one attempt (no retries), and a trial that already saw such a
+        # failure is answered at once (no upstream attempt), so a harness CLI's own retries do not multiply ours
+        self.down_cooldown_sec = down_cooldown_sec
+        self._down_until = 0.0
+        self._down_error: GatewayError | None = None
         self.api_base = api_base
         self.retry = retry or RetryPolicy()
         self.tcp_port = tcp_port
@@ -304,6 +322,10 @@ class Gateway:
             err = exc if isinstance(exc, GatewayError) else GatewayError("bad_request", f"body is not JSON: {exc}")
             self._record(trial, self._call(trial, ts, started, "POST", path, wire, error=err, body=body))
             return web.json_response(module.render_error(err), status=err.status)
+        refused = self._refusal(trial)
+        if refused is not None:
+            self._record(trial, self._call(trial, ts, started, "POST", path, wire, error=refused, body=body))
+            return web.json_response(module.render_error(refused), status=refused.status)
         failed_attempts: list[GatewayError] = []
         current = asyncio.current_task()
         if current is not None:
@@ -328,6 +350,7 @@ class Gateway:
         finally:
             if current is not None:
                 trial.in_flight.discard(current)
+        self._note_provider_state(trial, outcome)
         if outcome.error is not None:
             err = outcome.error
             call = self._call(trial, ts, started, "POST", path, wire, error=err, body=body, attempts=outcome.attempts)
@@ -335,6 +358,7 @@ class Gateway:
             return web.json_response(module.render_error(err), status=err.status)
         assert outcome.response is not None
         resp = outcome.response
+        trial.tokens_used += resp.usage.input_tokens + resp.usage.output_tokens
         call = self._call(trial, ts, started, "POST", path, wire, body=body, attempts=outcome.attempts, response=resp)
         self._record(trial, call)
         model_id = req.client_model or self.model
@@ -359,11 +383,47 @@ class Gateway:
                     failed_attempts.append(exc)
                 raise
 
+        key = request_key(self.model, req) if self.cache is not None else None
+        if self.cache is not None and key is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                return RetryOutcome(attempts=0, response=hit)  # no provider attempt
+        policy = self.retry
+        if time.monotonic() < self._down_until:  # known down: one attempt, no retries
+            policy = dataclasses.replace(policy, max_attempts=1)
         try:
-            return await call_with_retry(self.retry, complete)
+            outcome = await call_with_retry(policy, complete)
+            if self.cache is not None and key is not None and outcome.response is not None:
+                self.cache.put(key, outcome.response)
+            return outcome
         except Exception as exc:  # a bug in a backend or converter: classify, keep the traceback in the log
             log.exception("gateway: unexpected error in trial %s", trial.channel.trial_id)
             return RetryOutcome(attempts=1, error=GatewayError("server_error", f"gateway internal error: {exc!r}"))
+
+    def _refusal(self, trial: _Trial) -> GatewayError | None:
+        """Why a model call of `trial` is answered without asking the provider, if it is."""
+        budget = self.trial_token_budget
+        if budget is not None and trial.tokens_used > budget:
+            return GatewayError(
+                "token_budget", f"the trial used {trial.tokens_used} tokens (in + out), over its budget of {budget}"
+            )
+        down = self._down_error
+        if trial.gave_up and down is not None and time.monotonic() < self._down_until:
+            return GatewayError(down.error_class, f"{down.message} (provider known down: not retried)")
+        return None
+
+    def _note_provider_state(self, trial: _Trial, outcome: RetryOutcome) -> None:
+        err = outcome.error
+        if err is None:
+            self._down_until, self._down_error = 0.0, None
+        elif err.error_class in _DOWN_CLASSES:
+            self._down_until, self._down_error = time.monotonic() + self.down_cooldown_sec, err
+            trial.gave_up = True
+
+    @property
+    def provider_down(self) -> bool:
+        """A recent call failed after all its retries as a provider that is down does."""
+        return time.monotonic() < self._down_until
 
     # records -----------------------------------------------------------------------------------
 

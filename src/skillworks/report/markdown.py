@@ -281,6 +281,7 @@ def render_markdown(summary: Summary) -> str:
 
     out += _skill_source_lines(s)
     out += _compiled_lines(s)
+    out += _campaign_lines(s)
 
     out += ["## Errors", ""]
     if s.errors:
@@ -318,6 +319,26 @@ def render_markdown(summary: Summary) -> str:
     out += [f"- {n}" for n in [*s.notes, *s.warnings, s.interval_note]]
     out.append("")
     return "\n".join(out)
+
+
+def _campaign_lines(s: Summary) -> list[str]:
+    """Retries, pairs a spend cap kept from running, early stops, and the spend over every attempt."""
+    c = s.campaign
+    if c is None:
+        return []
+    out = ["## Campaign", ""]
+    out.append(
+        f"- retried: {c.retried} errored attempt(s) run again (kept on disk as trials/<id>__a<n>; "
+        f"the latest attempt counts)"
+    )
+    out.append(f"- not run: {c.not_run} trial(s) of whole pairs a spend cap kept from starting (out of the frame)")
+    out += [f"- stopped early: {_esc(reason)}" for reason in c.stopped]
+    out.append(
+        f"- spend over every attempt: ${c.cost_usd_all_attempts:.4f}, {c.tokens_all_attempts} tokens "
+        f"(superseded attempts ${c.cost_usd_superseded:.4f})"
+    )
+    out.append("")
+    return out
 
 
 def _skill_source_lines(s: Summary) -> list[str]:

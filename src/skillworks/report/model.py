@@ -158,6 +158,7 @@ class FailureModeRow(_Strict):
     no_output: int
     verification_failed: int
     unclassified: int
+    token_budget: int = Field(default=0, description="trials over their token budget (--max-trial-tokens)")
 
 
 class PhaseTimeRow(_Strict):
@@ -255,6 +256,18 @@ class VerificationRow(_Strict):
     outputs_not_copied: list[str] = Field(default_factory=list)
 
 
+class CampaignOut(_Strict):
+    """Unattended-campaign figures (see `skillworks run --retry-errors / --max-cost / --max-tokens`)."""
+
+    retried: int = Field(description="earlier attempts superseded by a retry (kept, counted in the spend below)")
+    not_run: int = Field(description="trials of whole pairs a spend cap kept from running: left out of the frame")
+    not_run_trials: list[str] = Field(default_factory=list)
+    stopped: list[str] = Field(default_factory=list, description="'<run id>: why its last session stopped early'")
+    cost_usd_all_attempts: float = Field(description="spend over every recorded attempt, superseded ones included")
+    tokens_all_attempts: int = Field(description="input + output tokens over every recorded attempt")
+    cost_usd_superseded: float = Field(description="the part of the spend that superseded attempts used")
+
+
 class Summary(_Strict):
     schema_version: int = SUMMARY_SCHEMA_VERSION
     run_ids: list[str]
@@ -294,4 +307,7 @@ class Summary(_Strict):
     )
     compiled_vs_raw: list[CompiledComparison] = Field(
         default_factory=list, description="raw (curated) vs compiled skills: solve figures, paired deltas, compile cost"
+    )
+    campaign: CampaignOut | None = Field(
+        default=None, description="retries, pairs not run under a spend cap, early stops; None when there were none"
     )

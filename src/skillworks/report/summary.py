@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from skillworks.errors import UserError
+from skillworks.report.campaign import campaign_section, excluded_pairs
 from skillworks.report.compiled import compiled_comparisons
 from skillworks.report.loading import AgentConfig, RunData, load_run
 from skillworks.report.model import (
@@ -213,11 +214,21 @@ def build_summary(
     missing: list[MissingTrial] = []
     out_of_plan = 0
     superseded = 0
+    excluded = excluded_pairs(runs)  # pairs a spend cap kept from running: out of the frame, both sides
+    # trials per cell and task in the frame: the planned ones less the excluded pairs
+    frames: dict[Cell, dict[str, int]] = {cell: dict.fromkeys(tasks, planned_per_task[cell]) for cell in cells}
     for run in runs:
-        latest = latest_attempts(run.results)
+        for task, agent, _k in excluded[run.run_id]:
+            for cell in cells:
+                if cell[1] == agent and task in frames[cell]:
+                    frames[cell][task] -= 1
+    for run in runs:
+        latest = [
+            r for r in latest_attempts(run.results) if (r.task_id, r.agent, r.trial_index) not in excluded[run.run_id]
+        ]
         latest_ids = {id(r) for r in latest}
         for r in run.results:
-            if id(r) not in latest_ids:
+            if id(r) not in latest_ids and (r.task_id, r.agent, r.trial_index) not in excluded[run.run_id]:
                 superseded += 1
                 if _in_plan(run, r) and not is_scored(r) and r.outcome != "ungraded":
                     errors.append(_error_row(run, r, superseded=True))
@@ -233,7 +244,7 @@ def build_summary(
             for cfg in run.agents:
                 for task in run.tasks:
                     for k in range(run.trials):
-                        if (task, cond, cfg.name, k) not in seen:
+                        if (task, cond, cfg.name, k) not in seen and (task, cfg.name, k) not in excluded[run.run_id]:
                             missing.append(
                                 MissingTrial(
                                     run_id=run.run_id, task_id=task, condition=cond, agent=cfg.name, trial_index=k
@@ -243,12 +254,18 @@ def build_summary(
         notes.append(f"{out_of_plan} result(s) outside the plan (task, condition, agent or trial index) ignored")
     if superseded:
         notes.append(f"{superseded} earlier attempt(s) replaced by a retry; the latest attempt counts")
+    n_excluded = sum(len(pairs) for pairs in excluded.values())
+    if n_excluded:
+        notes.append(
+            f"{n_excluded} pair(s) (every condition of a task x agent x trial) not run under a spend cap: "
+            "left out of the frame on both sides"
+        )
 
     by_cell: dict[Cell, list[TrialResult]] = {cell: [] for cell in cells}
     for r in kept:
         by_cell[(r.condition, r.agent)].append(r)
     macro: dict[Cell, MacroRate] = {
-        cell: task_macro_rate(by_cell[cell], tasks, planned_per_task[cell]) for cell in cells
+        cell: task_macro_rate(by_cell[cell], [t for t in tasks if frames[cell][t] > 0], frames[cell]) for cell in cells
     }
 
     ungraded_in = {cell: sum(1 for r in by_cell[cell] if r.outcome == "ungraded") for cell in cells}
@@ -383,14 +400,13 @@ def build_summary(
                     trials=links.get((task, *cell), []),
                 )
                 for cell in cells
+                if task in macro[cell].per_task  # a task whose every pair a spend cap kept from running: none
             ],
         )
         for task in tasks
     ]
 
-    grouped = _group_rows(
-        kept, cells, conditions, {c: planned_per_task[c] * len(tasks) for c in cells}, len(agents) > 1
-    )
+    grouped = _group_rows(kept, cells, conditions, {c: sum(frames[c].values()) for c in cells}, len(agents) > 1)
 
     providers: dict[str, int] = {}
     for r in kept:
@@ -454,4 +470,5 @@ def build_summary(
             if r.verifier_isolation == "shared" or r.outputs_not_copied
         ],
         fresh_verified=sum(1 for r in kept if r.verifier_isolation == "fresh"),
+        campaign=campaign_section(runs),
     )

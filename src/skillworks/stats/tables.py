@@ -42,6 +42,8 @@ class FailureModeCounts:
     verification_failed: int
     unclassified: int
     """trials with outcome failed/partial/error but no failure mode recorded"""
+    token_budget: int = 0
+    """trials that used more tokens than their budget (--max-trial-tokens)"""
 
 
 def failure_mode_counts(results: Sequence[TrialResult]) -> FailureModeCounts:
@@ -53,6 +55,7 @@ def failure_mode_counts(results: Sequence[TrialResult]) -> FailureModeCounts:
         no_output=c["no_output"],
         verification_failed=c["verification_failed"],
         unclassified=unclassified,
+        token_budget=c["token_budget"],
     )
 
 
