@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 from skillworks.check.model import Finding, Severity
 from skillworks.check.reader import read_skill
 from skillworks.check.rules import finding
+from skillworks.skills.package import SkillPackage
 from skillworks.tasks.model import ScriptDir, Task
 
 if TYPE_CHECKING:
@@ -414,11 +416,15 @@ def _oracle_findings(skill: str, rel: str, text: str, flat: str, ev: _Evidence) 
     return out
 
 
-def audit_task_leakage(task: Task) -> list[Finding]:
-    """Leakage and instruction-quality findings for one task. Files are relative to the task root."""
+def audit_task_leakage(task: Task, skills: Sequence[SkillPackage] | None = None) -> list[Finding]:
+    """Leakage and instruction-quality findings for one task. Files are relative to the task root (or are the
+    skill's own path for a skill outside it). `skills` (default: the task's own) are the skills audited
+    against the task's verifier and oracle, e.g. a produced skill at the gate; an oracle file that is a copy
+    of one of the *task's own* skills' files stays exempt, never one of a produced skill's."""
     out: list[Finding] = []
     ev = _collect(task)
-    for skill in task.skills:
+    audited = task.skills if skills is None else tuple(skills)
+    for skill in audited:
         texts = [(_rel(task, path), text) for path, text in _skill_texts(skill.root)]
         # expected values: the share of them the skill holds decides whether it gives the answer away
         found_values = {v for v in ev.expected if any(_word_in(v, text) for _, text in texts)}
@@ -485,15 +491,15 @@ def audit_task_leakage(task: Task) -> list[Finding]:
                             ident,
                         )
                     )
-    out.extend(_instruction_findings(task))
+    out.extend(_instruction_findings(task, audited))
     return out
 
 
-def _instruction_findings(task: Task) -> list[Finding]:
+def _instruction_findings(task: Task, skills: Sequence[SkillPackage]) -> list[Finding]:
     text = task.instruction
     where = "instruction"
     out: list[Finding] = []
-    for skill in task.skills:
+    for skill in skills:
         m = re.search(rf"(?<![\w-]){re.escape(skill.name)}(?![\w-])", text, re.I)
         if m:
             out.append(

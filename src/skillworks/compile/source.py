@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from skillworks.compile.compiler import CompiledSkill, compile_to, load_compiled
 from skillworks.compile.contract import CAPSULE_DIR, CONTRACT_FILE
 from skillworks.compile.runtime import ExecResult, SkillRuntime, handle_name
-from skillworks.experiment.sources import SkillProvision, SourceRequest
+from skillworks.provision.sources import SkillProvision, SourceRequest
 from skillworks.trajectory.skill_use import SkillHandleRef
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ class CompiledSource:
     """Compiles the task's skills (deterministic, offline; compile time recorded apart from the solve)."""
 
     async def provide(self, request: SourceRequest) -> SkillProvision:
-        from skillworks.experiment.conditions import get_condition
+        from skillworks.provision.conditions import get_condition
 
         packages = get_condition("curated").select(request.spec.task, request.tenv.skill_set)
         cache = request.tenv.run_dir / CACHE_DIR

@@ -18,12 +18,12 @@ from rich.console import Console
 from skillworks.agents.base import Agent
 from skillworks.agents.registry import create_agent
 from skillworks.errors import UserError
-from skillworks.experiment.conditions import SkillSet, get_condition
 from skillworks.experiment.executor import Executor, LocalExecutor, PostTrial, RunContext, TrialRunner
 from skillworks.experiment.plan import TrialSpec, plan_trials
 from skillworks.experiment.progress import RunProgress
 from skillworks.experiment.spec import ExperimentSpec
 from skillworks.experiment.store import RunStore
+from skillworks.provision.conditions import SkillSet, get_condition
 from skillworks.results import TrialResult
 from skillworks.tasks.model import Task
 
