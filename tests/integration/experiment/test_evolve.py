@@ -219,6 +219,11 @@ def test_several_families_each_start_from_the_seed_library(tmp_path: Path, cli: 
     [
         (lambda d: (d / "SKILL.md").write_text("x"), "--seed-skills", "this is one skill; give the directory"),
         (lambda d: (d / "notes.txt").write_text("x"), "--seed-skills", "no skill directory (<name>/SKILL.md)"),
+        (
+            lambda d: ((d / "s").mkdir(), (d / "s" / "SKILL.md").write_text("x"), (d / "s" / "l").symlink_to("/etc")),
+            "--seed-skills",
+            "holds a symlink (s/l)",
+        ),
         (lambda d: None, "--patch-prompt", "needs the {library} and {trajectory} placeholders"),
     ],
 )
@@ -297,3 +302,13 @@ def test_the_gate_rejects_answer_key_and_remote_exec_patches(tmp_path: Path, cli
     # a rejected patch is kept once (in the raw answers), not parsed a second time
     record = json.loads((fam / "patches" / "1.json").read_text())
     assert record["patch"] is None and "16038.81" in record["answers"][0]
+
+
+def test_skills_from_one_skill_is_an_error(tmp_path: Path, cli: Any) -> None:
+    skill = tmp_path / "one-skill"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("---\nname: one-skill\ndescription: x\n---\nbody\n")
+    proc = cli("run", str(FAMILY / "ledger-1"), "--agent", "builtin", "--model", f"scripted/{SCRIPT}",
+               "--conditions", "evolved", "--skills-from", str(skill), "--out", str(tmp_path))  # fmt: skip
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert "--skills-from: this is one skill; give a library" in proc.stderr
