@@ -66,6 +66,7 @@ def test_example_family_learns_a_skill_and_beats_vanilla(tmp_path: Path, cli: An
     assert rows["evolved"]["completion"] > rows["vanilla"]["completion"]
     assert summary["use_pct"] == pytest.approx(80.0)
     assert (summary["final_skills"], summary["cumulative_skills"]) == (1, 1)
+    assert (summary["skills_per_family"], summary["cumulative_per_family"]) == (1.0, 1.0)
     delta = next(d for d in summary["deltas"] if d["condition"] == "evolved")
     assert delta["completion_pp"] == pytest.approx(80.0) and delta["completion_ci_pp"] is not None
     # Δ block: absolute for turns (3.2 agent turns vs 4.0), relative % for cost and output tokens
@@ -210,6 +211,9 @@ def test_several_families_each_start_from_the_seed_library(tmp_path: Path, cli: 
     assert library_hash(tmp_path / "two" / "families" / "fam-b" / "library" / "v0") == library_hash(seed)
     summary = json.loads((tmp_path / "two" / "evolve_summary.json").read_text())
     assert [f["family"] for f in summary["families"]] == ["fam", "fam-b"]
+    # #skills is the per-family mean (SkillFlow Table 1), not the sum over families
+    finals = [f["final_skills"] for f in summary["families"]]
+    assert summary["skills_per_family"] == sum(finals) / 2 and summary["final_skills"] == sum(finals)
     first = json.loads((tmp_path / "two" / "families" / "fam" / "history.jsonl").read_text().splitlines()[0])
     assert first["summary"].startswith("PM: add european") and first["patch_status"] == "accepted"
 
