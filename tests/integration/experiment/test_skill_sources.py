@@ -135,3 +135,8 @@ def test_a_produced_skill_the_gate_rejects_is_never_staged(tmp_path: Path) -> No
     assert result.skill_source is not None
     (rejected,) = result.skill_source.record["gate"]["rejected"]
     assert rejected["skill"] == "made-here" and rejected["reasons"][0].startswith("sec-remote-exec")
+    # shown in the run report's generated-skills table
+    from skillworks.report.skill_sources import generated_pack_rows
+
+    (row,) = generated_pack_rows([result])
+    assert row.status == "gate_rejected" and row.reason is not None and row.reason.startswith("sec-remote-exec")
