@@ -131,7 +131,8 @@ def register(app: typer.Typer) -> None:
         except (KeyboardInterrupt, asyncio.CancelledError):
             console.print(f"[yellow]interrupted[/]: recorded steps are kept; continue with --resume {run_dir}")
             raise typer.Exit(130) from None
-        files = {**write_reports(run_dir), **write_evolve_report(run_dir)}
+        evolve_files = write_evolve_report(run_dir)  # first: report.html links to evolve_report.html
+        files = {**write_reports(run_dir), **evolve_files}
         console.print(f"run directory: {run_dir}")
         for name, path in sorted(files.items()):
             console.print(f"  {name}: {path}")

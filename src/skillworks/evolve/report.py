@@ -298,4 +298,8 @@ def write_evolve_report(run_dir: Path) -> dict[str, Path]:
     md_path = run_dir / "evolve_report.md"
     json_path.write_text(summary.model_dump_json(indent=2))
     md_path.write_text(render_evolve_markdown(summary))
-    return {"evolve_json": json_path, "evolve_md": md_path}
+    from skillworks.evolve.report_html import render_evolve_html
+
+    html_path = run_dir / "evolve_report.html"
+    html_path.write_text(render_evolve_html(summary), encoding="utf-8")
+    return {"evolve_json": json_path, "evolve_md": md_path, "evolve_html": html_path}
