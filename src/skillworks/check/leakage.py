@@ -512,6 +512,8 @@ def _range_findings(skill: str, rel: str, text: str, ev: _Evidence, given: set[s
         before, after = text[max(0, m.start() - 30) : m.start()], text[m.end() : m.end() + 30]
         if not _is_stated(m.group(), before, after) or re.search(r"(?:[<>≤≥]=?|==)\s*$", before):
             continue  # "p < 0.10": a threshold the skill explains, not a value it states
+        if m.group() in _COMMON_NUMBERS and not re.search(r"default\s*[=:]\s*$", before):
+            continue  # an everyday number ("weight = 0.1") says nothing of this task unless it is a default
         for value, how in _readings(float(m.group()), before, after):
             hit = next(((lo, hi) for lo, hi, *_ in ranges if _within(value, lo, hi)), None)
             if hit is not None:

@@ -105,3 +105,13 @@ def test_a_produced_copy_of_the_oracle_is_not_exempt(tmp_path: Path) -> None:
     shutil.copy(LAKE / "solution" / "solve.sh", skill / "scripts" / "solve.sh")
     verdict = asyncio.run(gate_skill(load_skill(skill), [task]))
     assert not verdict.passed and any(r.startswith("leak-") for r in verdict.reasons), verdict.reasons
+
+
+def test_foreign_real_skills_are_no_answer_keys() -> None:
+    """Held out from tuning: every real task's verifier against the other real tasks' curated skills (68
+    pairs): unrelated skills must not be flagged as answer keys."""
+    tasks = [load_task(p) for p in sorted(REAL_TASKS.iterdir()) if (p / "task.toml").is_file()]
+    for task in tasks:
+        foreign = [s for other in tasks if other.id != task.id for s in other.skills]
+        errors = [f for f in audit_task_leakage(task, foreign) if f.severity is Severity.ERROR]
+        assert errors == [], (task.id, [(f.file, f.message) for f in errors])
