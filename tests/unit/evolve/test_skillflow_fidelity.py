@@ -108,3 +108,12 @@ def test_patch_prompt_placeholders(tmp_path: Path) -> None:
         budget_tokens=1000,
     )
     assert out.startswith('Answer {"summary": ...}\n{trajectory} 1/5\n(empty: no skill yet)\n(no trajectory)')
+
+
+def test_a_stored_answer_is_capped() -> None:
+    from skillworks.evolve.driver import MAX_STORED_ANSWER_CHARS, _cap
+
+    big = "x" * (50 * 1024 * 1024)
+    kept = _cap(big, MAX_STORED_ANSWER_CHARS)
+    assert len(kept) < MAX_STORED_ANSWER_CHARS + 100 and kept.endswith("characters cut)")
+    assert _cap("small", MAX_STORED_ANSWER_CHARS) == "small"
