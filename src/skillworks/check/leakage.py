@@ -11,13 +11,15 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from skillworks.check.model import Finding, Severity
 from skillworks.check.reader import read_skill
 from skillworks.check.rules import finding
+from skillworks.skills.package import SkillPackage
 from skillworks.tasks.model import ScriptDir, Task
 
 if TYPE_CHECKING:
@@ -188,6 +190,7 @@ class _Evidence:
     numbers: set[str]
     expected: set[str]
     ranges: set[tuple[str, str]]  # (low, high) a verifier's chained comparison accepts: `lo <= x <= hi`
+    files: dict[str, str] = field(default_factory=dict)  # normalised content of expected-output files -> name
 
 
 def _text_files(script_dir: ScriptDir | None) -> list[tuple[Path, str]]:
@@ -230,6 +233,22 @@ def _python_facts(text: str, ev: _Evidence, verifier: bool) -> None:
             for arg in node.args:
                 if isinstance(arg, ast.Constant):
                     _add_expected(ev, arg.value)
+        if verifier and _holds_expected(node):
+            # EXPECTED = {...} / [...] tables, parametrize tables, approx(...): every literal in them
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Constant) and not isinstance(sub.value, bool):
+                    _add_expected(ev, sub.value)
+
+
+def _holds_expected(node: ast.AST) -> bool:
+    if isinstance(node, ast.Assign | ast.AnnAssign):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        upper = any(isinstance(t, ast.Name) and t.id.isupper() for t in targets)
+        return upper and isinstance(node.value, ast.Dict | ast.List | ast.Tuple | ast.Set)
+    if isinstance(node, ast.Call):
+        name = getattr(node.func, "attr", None) or getattr(node.func, "id", None)
+        return name in ("parametrize", "approx", "isclose", "allclose")
+    return False
 
 
 def _number(node: ast.expr) -> str | None:
@@ -271,6 +290,16 @@ def _add_expected(ev: _Evidence, value: object) -> None:
         ev.expected.add(value.strip())
 
 
+_HEREDOC = re.compile(
+    r"^(?P<cmd>[^\n]*?)<<-?\s*(?P<q>['\"]?)(?P<tag>\w+)(?P=q)[^\n]*\n(?P<body>.*?)^\s*(?P=tag)\s*$", re.M | re.S
+)
+
+
+def _heredocs(text: str) -> list[tuple[bool, str]]:
+    """(is Python, body) of every heredoc of a shell script (`python3 - <<'EOF' ... EOF`, `cat <<EOF`)."""
+    return [(bool(re.search(r"\bpython[\d.]*\b", m.group("cmd"))), m.group("body")) for m in _HEREDOC.finditer(text)]
+
+
 def _shell_expected(text: str, ev: _Evidence) -> None:
     for m in re.finditer(r"\[\[?\s*[^\]]*?\s(?:==?|!=|-eq|-ne)\s+[\"']?([^\"'\]\s][^\"'\]]*?)[\"']?\s*\]", text):
         value = m.group(1).strip()
@@ -299,6 +328,9 @@ def _collect(task: Task) -> _Evidence:
                 _python_facts(text, ev, verifier=role == "verifier")
             else:
                 _shell_expected(text, ev) if role == "verifier" else None
+                for python, body in _heredocs(text):
+                    if python:
+                        _python_facts(body, ev, verifier=role == "verifier")
                 ev.identifiers.update(
                     m.group(1) for m in re.finditer(r"^\s*(?:export\s+)?([A-Z][A-Z0-9_]{5,})=", text, re.M)
                 )
@@ -314,6 +346,8 @@ def _collect(task: Task) -> _Evidence:
                 long = len(digits) >= 3 or ("." in num and len(num.split(".")[1]) >= 2)
                 if num not in _COMMON_NUMBERS and long and not re.fullmatch(r"(19|20)\d\d", num):
                     ev.numbers.add(num)
+    if task.verifier is not None:
+        ev.files = _expected_files(task.verifier)
     ev.identifiers = {
         i
         for i in ev.identifiers
@@ -329,7 +363,37 @@ def _collect(task: Task) -> _Evidence:
     ev.expected = {v for v in ev.expected if not _VOCABULARY.fullmatch(v) and not stated(v)}
     ev.numbers = {n for n in ev.numbers if not stated(n)}
     ev.ranges = {(lo, hi) for lo, hi in ev.ranges if not _range_in(lo, hi, task.instruction)}
+    # a range's bounds are judged as a range (a value inside it), not as two expected values of their own
+    ev.expected -= {bound for pair in ev.ranges for bound in pair}
     return ev
+
+
+_DATA_SUFFIXES = frozenset({".csv", ".tsv", ".json", ".jsonl", ".txt", ".out", ".dat", ".xml", ".yaml", ".yml"})
+_MIN_EXPECTED_FILE = 24  # characters of normalised content: shorter files say too little to match on
+
+
+def _normalised_content(text: str) -> str:
+    """Content as compared: lines stripped, blank lines and line-ending/whitespace differences dropped."""
+    return "\n".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
+
+
+def _expected_files(script_dir: ScriptDir) -> dict[str, str]:
+    """Data files shipped with the verifier (expected outputs, golden CSVs), by normalised content."""
+    out: dict[str, str] = {}
+    if not script_dir.dir.is_dir():
+        return out
+    for path in sorted(script_dir.dir.rglob("*")):
+        if path.is_symlink() or not path.is_file() or path.suffix.lower() not in _DATA_SUFFIXES:
+            continue
+        try:
+            if path.stat().st_size > _MAX_FILE:
+                continue
+            content = _normalised_content(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+        if len(content) >= _MIN_EXPECTED_FILE:
+            out[content] = path.relative_to(script_dir.dir).as_posix()
+    return out
 
 
 def _locate_line(text: str, cmd: str) -> int:
@@ -363,6 +427,126 @@ def _skill_texts(root: Path) -> list[tuple[Path, str]]:
 
 def _word_in(token: str, text: str) -> re.Match[str] | None:
     return re.search(r"(?<![\w./-])" + re.escape(token) + r"(?![\w/-]|\.\w)", text)
+
+
+# a verifier range this narrow (width / largest bound) pins the answer: a value inside it is the answer
+NARROW_RANGE = 0.6
+_NUM = r"-?\d+(?:\.\d+)?"
+_STATED_NUMBER = re.compile(rf"(?<![\w.]){_NUM}(?![\w]|\.\d)")
+_NUMBER_PAIR = re.compile(rf"(?<![\w.])({_NUM})\s*%?\s*(?:-|–|—|to|and|\.\.)\s*({_NUM})(?![\w]|\.\d)")
+_SCALES = (("per decade", 0.1, "per decade"), ("per century", 0.01, "per century"), ("per millennium", 0.001, ""))
+
+
+def _narrow(ranges: set[tuple[str, str]]) -> list[tuple[float, float, str, str]]:
+    out = []
+    for lo, hi in sorted(ranges):
+        a, b = float(lo), float(hi)
+        if b > a and (b - a) / max(abs(a), abs(b)) <= NARROW_RANGE:
+            out.append((a, b, lo, hi))
+    return out
+
+
+def _within(value: float, lo: float, hi: float) -> bool:
+    eps = 1e-9 * max(abs(lo), abs(hi), 1.0)  # 0.6 * 100 is 60.00000000000001
+    return lo - eps <= value <= hi + eps
+
+
+def _readings(value: float, before: str, after: str) -> list[tuple[float, str]]:
+    """The values a number in a skill may stand for: itself, a ratio read as a percentage and back, a rate
+    in other time units; each with how it was read."""
+    out = [(value, "")]
+    percent = after.lstrip().startswith("%") or after.lstrip().lower().startswith("percent")
+    if percent:
+        out.append((value / 100, " (a percentage, as a ratio)"))
+    elif abs(value) <= 1 and re.match(r"\s*(of\b|share|fraction|ratio|proportion)", after, re.I):
+        out.append((value * 100, " (a ratio, as a percentage)"))
+    for words, factor, _ in _SCALES:
+        if after.lower().lstrip(" °ckfmgs/").startswith(words) or words in after.lower()[:24]:
+            out.append((value * factor, f" (in other units: {words})"))
+    return out
+
+
+def _is_stated(raw: str, before: str, after: str) -> bool:
+    """A number written as a result: with decimals, a percent sign, a unit rate, an approximation mark,
+    or as an argument's default; a bare integer ("use 50 samples") is not taken as one."""
+    if "." in raw or after.lstrip().startswith("%") or re.search(r"(≈|~|about|approx\w*|roughly)\s*$", before, re.I):
+        return True
+    return bool(re.search(r"default\s*[=:]\s*$", before) or any(w in after.lower()[:24] for w, _, _ in _SCALES))
+
+
+def _range_findings(skill: str, rel: str, text: str, ev: _Evidence, given: set[str]) -> list[Finding]:
+    """A value inside a narrow range the verifier accepts (itself, as a ratio/percentage, in other time
+    units, as a default argument), or a range inside it ("0.4 to 0.6" for 40-60 %)."""
+    ranges = _narrow(ev.ranges)
+    if not ranges:
+        return []
+    out: list[Finding] = []
+    taken: set[tuple[int, int]] = set()
+    for m in _NUMBER_PAIR.finditer(text):
+        a, b = float(m.group(1)), float(m.group(2))
+        if b <= a:
+            continue
+        after = text[m.end() : m.end() + 30]
+        taken.add((m.start(), m.end()))  # a pair's numbers are a range, not values one by one
+        for factor, how in _readings(1.0, "", after):
+            x, y = a * factor, b * factor
+            same = factor == 1.0 and (m.group(1), m.group(2)) in ev.ranges  # reported as the range itself
+            hit = next(((lo, hi) for lo, hi, *_ in ranges if _within(x, lo, hi) and _within(y, lo, hi)), None)
+            if same:
+                hit = None
+            if hit is not None and m.group(1) not in given:
+                out.append(
+                    finding(
+                        "leak-expected-value",
+                        f"skill {skill!r} gives {m.group(1)} to {m.group(2)}{how}, inside the range "
+                        f"{hit[0]:g} to {hit[1]:g} the verifier accepts for one of its checks",
+                        rel,
+                        text.count("\n", 0, m.start()) + 1,
+                        m.group(),
+                    )
+                )
+                break
+    for m in _STATED_NUMBER.finditer(text):
+        if any(s <= m.start() < e for s, e in taken) or m.group() in given:
+            continue
+        before, after = text[max(0, m.start() - 30) : m.start()], text[m.end() : m.end() + 30]
+        if not _is_stated(m.group(), before, after) or re.search(r"(?:[<>≤≥]=?|==)\s*$", before):
+            continue  # "p < 0.10": a threshold the skill explains, not a value it states
+        if m.group() in _COMMON_NUMBERS and not re.search(r"default\s*[=:]\s*$", before):
+            continue  # an everyday number ("weight = 0.1") says nothing of this task unless it is a default
+        for value, how in _readings(float(m.group()), before, after):
+            hit = next(((lo, hi) for lo, hi, *_ in ranges if _within(value, lo, hi)), None)
+            if hit is not None:
+                out.append(
+                    finding(
+                        "leak-expected-value",
+                        f"skill {skill!r} states {m.group()}{how}, inside the range {hit[0]:g} to {hit[1]:g} "
+                        "the verifier accepts for one of its checks",
+                        rel,
+                        text.count("\n", 0, m.start()) + 1,
+                        (before[-20:] + m.group() + after[:20]).strip(),
+                    )
+                )
+                break
+    return out
+
+
+def _file_findings(skill: str, rel: str, text: str, ev: _Evidence) -> list[Finding]:
+    """A skill file whose content is (or holds) an expected-output file the verifier ships."""
+    if not ev.files:
+        return []
+    content = _normalised_content(text)
+    return [
+        finding(
+            "leak-expected-value",
+            f"skill {skill!r} holds the content of the verifier's expected-output file {name!r}",
+            rel,
+            1,
+            expected.splitlines()[0],
+        )
+        for expected, name in sorted(ev.files.items())
+        if expected == content or (expected.count("\n") >= 1 and expected in content)
+    ]
 
 
 # a skill holding at least this share of the verifier's distinctive expected values hands over the answer
@@ -414,11 +598,15 @@ def _oracle_findings(skill: str, rel: str, text: str, flat: str, ev: _Evidence) 
     return out
 
 
-def audit_task_leakage(task: Task) -> list[Finding]:
-    """Leakage and instruction-quality findings for one task. Files are relative to the task root."""
+def audit_task_leakage(task: Task, skills: Sequence[SkillPackage] | None = None) -> list[Finding]:
+    """Leakage and instruction-quality findings for one task. Files are relative to the task root (or are the
+    skill's own path for a skill outside it). `skills` (default: the task's own) are the skills audited
+    against the task's verifier and oracle, e.g. a produced skill at the gate; an oracle file that is a copy
+    of one of the *task's own* skills' files stays exempt, never one of a produced skill's."""
     out: list[Finding] = []
     ev = _collect(task)
-    for skill in task.skills:
+    audited = task.skills if skills is None else tuple(skills)
+    for skill in audited:
         texts = [(_rel(task, path), text) for path, text in _skill_texts(skill.root)]
         # expected values: the share of them the skill holds decides whether it gives the answer away
         found_values = {v for v in ev.expected if any(_word_in(v, text) for _, text in texts)}
@@ -440,6 +628,8 @@ def audit_task_leakage(task: Task) -> list[Finding]:
                             m.group(),
                         )
                     )
+            out.extend(_range_findings(skill.name, rel, text, ev, given))
+            out.extend(_file_findings(skill.name, rel, text, ev))
             for value in sorted(found_values):
                 if value in given or not _word_in(value, text):
                     continue
@@ -485,15 +675,15 @@ def audit_task_leakage(task: Task) -> list[Finding]:
                             ident,
                         )
                     )
-    out.extend(_instruction_findings(task))
+    out.extend(_instruction_findings(task, audited))
     return out
 
 
-def _instruction_findings(task: Task) -> list[Finding]:
+def _instruction_findings(task: Task, skills: Sequence[SkillPackage]) -> list[Finding]:
     text = task.instruction
     where = "instruction"
     out: list[Finding] = []
-    for skill in task.skills:
+    for skill in skills:
         m = re.search(rf"(?<![\w-]){re.escape(skill.name)}(?![\w-])", text, re.I)
         if m:
             out.append(

@@ -29,6 +29,9 @@ def register(app: typer.Typer) -> None:
         patch_model: Annotated[
             str | None, typer.Option(help="model of the patch call (default: the agent's model)")
         ] = None,
+        patch_api_base: Annotated[
+            str | None, typer.Option(help="OpenAI-compatible server of --patch-model (default: --api-base)")
+        ] = None,
         seed_skills: Annotated[Path | None, typer.Option(help="start every family from this library dir")] = None,
         patch_prompt: Annotated[Path | None, typer.Option(help="your own patch prompt template")] = None,
         trajectory_budget: Annotated[
@@ -73,7 +76,12 @@ def register(app: typer.Typer) -> None:
                 from skillworks.evolve.prompt import load_template
 
                 load_template(patch_prompt)  # a bad template is an error before anything is written
+            if patch_api_base is not None and patch_model is None:
+                raise UserError("--patch-api-base is the server of --patch-model: give --patch-model too")
             loaded = [load_family(f) for f in families]
+            for fam in loaded:
+                for warning in fam.warnings:
+                    console.print(f"[yellow]warning[/]: {warning}", highlight=False)
             names = [f.name for f in loaded]
             if len(set(names)) != len(names):
                 raise UserError("two families share a directory name")
@@ -91,6 +99,7 @@ def register(app: typer.Typer) -> None:
                     for f in loaded
                 ],
                 "patch_model": patch_model,
+                "patch_api_base": patch_api_base,
                 "seed_skills": str(seed_skills.resolve()) if seed_skills else None,
                 "patch_prompt": str(patch_prompt.resolve()) if patch_prompt else None,
                 "trajectory_budget": trajectory_budget,
@@ -112,7 +121,7 @@ def register(app: typer.Typer) -> None:
             )
         options = EvolveOptions(
             patch_model=info.get("patch_model"),
-            patch_api_base=spec.agents[0].api_base,
+            patch_api_base=info.get("patch_api_base") or spec.agents[0].api_base,
             seed_skills=Path(info["seed_skills"]) if info.get("seed_skills") else None,
             prompt_path=Path(info["patch_prompt"]) if info.get("patch_prompt") else None,
             budget_tokens=int(info.get("trajectory_budget") or 4000),
@@ -122,7 +131,8 @@ def register(app: typer.Typer) -> None:
         except (KeyboardInterrupt, asyncio.CancelledError):
             console.print(f"[yellow]interrupted[/]: recorded steps are kept; continue with --resume {run_dir}")
             raise typer.Exit(130) from None
-        files = {**write_reports(run_dir), **write_evolve_report(run_dir)}
+        evolve_files = write_evolve_report(run_dir)  # first: report.html links to evolve_report.html
+        files = {**write_reports(run_dir), **evolve_files}
         console.print(f"run directory: {run_dir}")
         for name, path in sorted(files.items()):
             console.print(f"  {name}: {path}")
@@ -133,8 +143,12 @@ def _check_seed_library(path: Path) -> None:
     from skillworks.evolve.apply import library_skills
     from skillworks.skills.package import load_skill
 
-    if not path.is_dir():
-        raise UserError("--seed-skills: not a directory", path)
+    if path.is_symlink() or not path.is_dir():
+        raise UserError("--seed-skills: not a directory" + (" (a symlink)" if path.is_symlink() else ""), path)
+    link = next((p for p in path.rglob("*") if p.is_symlink()), None)
+    if link is not None:  # staging refuses a skill that holds a link: every evolved trial would error
+        where = link.relative_to(path).as_posix()
+        raise UserError(f"--seed-skills: holds a symlink ({where}); a library is copied as plain files", path)
     if (path / "SKILL.md").is_file():
         raise UserError("--seed-skills: this is one skill; give the directory that holds skill directories", path)
     skills = library_skills(path)

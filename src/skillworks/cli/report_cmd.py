@@ -45,9 +45,14 @@ def register(app: typer.Typer) -> None:
             out = run_dirs[0]
         summary = build_summary(run_dirs, resamples=resamples, seed=seed)
         out.mkdir(parents=True, exist_ok=True)
+        evolve_files: dict[str, Path] = {}
+        if len(run_dirs) == 1 and out == run_dirs[0] and (run_dirs[0] / "families").is_dir():
+            from skillworks.evolve.report import write_evolve_report  # an evolve run: its report too, first
+
+            evolve_files = write_evolve_report(run_dirs[0])
         document = format in ("json", "pr-comment")  # stdout carries the document alone
         formats = FORMATS if format == "all" else ("json",) if format == "pr-comment" else (format,)
-        written = write_summary_files(summary, out, formats)
+        written = {**write_summary_files(summary, out, formats), **evolve_files}
         eval_lines: list[str] = []
         if len(run_dirs) == 1 and is_eval_run(run_dirs[0]):  # `skillworks eval` runs: their Skill Lift too
             from skillworks.report.eval_report import write_eval_report

@@ -50,7 +50,7 @@ def parse_agent_options(items: list[str] | None) -> dict[str, Any]:
 
 def _self_generated_options(creator_skill: str, reuse: bool, agents: list[str]) -> dict[str, Any]:
     """The self-generated condition's record in experiment.json; a bad --creator-skill fails here."""
-    from skillworks.experiment.selfgen.source import BUNDLED_CREATORS, SelfGenOptions
+    from skillworks.provision.selfgen.source import BUNDLED_CREATORS, SelfGenOptions
 
     if creator_skill == "bundled":
         lacking = [a for a in agents if a not in BUNDLED_CREATORS]
@@ -327,6 +327,16 @@ def register(app: typer.Typer) -> None:
             if skills_from is not None:
                 if not skills_from.is_dir():
                     raise UserError("--skills-from: not a directory", skills_from)
+                if (skills_from / "SKILL.md").exists():
+                    raise UserError(
+                        "--skills-from: this is one skill; give a library (the directory that holds skill "
+                        "directories, e.g. runs/<id>/families/<family>/library/v<k>)",
+                        skills_from,
+                    )
+                from skillworks.evolve.apply import library_skills
+
+                if not library_skills(skills_from):
+                    raise UserError("--skills-from: no skill directory (<name>/SKILL.md) in it", skills_from)
                 spec.extra["skills_from"] = str(skills_from.resolve())
             if "self-generated" in spec.conditions:
                 spec.extra["self_generated"] = _self_generated_options(creator_skill, selfgen_reuse, agents)

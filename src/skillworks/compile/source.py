@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from skillworks.compile.compiler import CompiledSkill, compile_to, load_compiled
 from skillworks.compile.contract import CAPSULE_DIR, CONTRACT_FILE
 from skillworks.compile.runtime import ExecResult, SkillRuntime, handle_name
-from skillworks.experiment.sources import SkillProvision, SourceRequest
+from skillworks.provision.sources import SkillProvision, SourceRequest
 from skillworks.trajectory.skill_use import SkillHandleRef
 
 if TYPE_CHECKING:
@@ -33,9 +33,13 @@ class CompiledSource:
     """Compiles the task's skills (deterministic, offline; compile time recorded apart from the solve)."""
 
     async def provide(self, request: SourceRequest) -> SkillProvision:
-        from skillworks.experiment.conditions import get_condition
+        from skillworks.provision.conditions import get_condition
+        from skillworks.provision.gate import gate_skills
 
-        packages = get_condition("curated").select(request.spec.task, request.tenv.skill_set)
+        selected = get_condition("curated").select(request.spec.task, request.tenv.skill_set)
+        # the gate before the compiler: a package it rejects for this task is never compiled nor served
+        gated = await gate_skills(selected, [request.spec.task])
+        packages = gated.kept
         cache = request.tenv.run_dir / CACHE_DIR
         t0 = time.perf_counter()
         compiled: list[dict[str, Any]] = []
@@ -69,10 +73,18 @@ class CompiledSource:
             # readable by the agent's own shell (the runtime runs operators as the agent's user)
             "sandbox_artifacts": f"$HOME/{SANDBOX_DIR}",
             "compile_wall_sec": elapsed,
+            "gate": gated.to_record(),
         }
         (request.trial_dir / "compiled-skills.json").write_text(json.dumps(record, indent=2))
         handles = [SkillHandleRef.from_record(c) for c in compiled]
-        return SkillProvision(skills=[], usage=None, tools=[tool] if compiled else [], record=record, handles=handles)
+        return SkillProvision(
+            skills=[],
+            usage=None,
+            tools=[tool] if compiled else [],
+            record=record,
+            handles=handles,
+            rejected=gated.rejected,
+        )
 
 
 class SandboxExecutor:

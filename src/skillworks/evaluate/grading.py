@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from skillworks.evaluate.judge import GatewayJudge, judge_task_key
-from skillworks.experiment.conditions import SkillSet, get_condition
 from skillworks.experiment.plan import TrialSpec
 from skillworks.grading.graders import Grader, run_grader
 from skillworks.grading.metrics import MetricContext, grade_trial
+from skillworks.provision.conditions import SkillSet, get_condition
 from skillworks.results import TrialResult
 from skillworks.skills.staging import StagingRecord
 from skillworks.trajectory.models import Trajectory

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from skillworks.errors import UserError
 from skillworks.evaluate.workspace import evaluation_copy
-from skillworks.experiment.conditions import Condition, SkillSet, register_condition
+from skillworks.provision.conditions import Condition, SkillSet, register_condition
 from skillworks.skills.package import SkillPackage, discover_skills, load_skill
 from skillworks.tasks.model import Task
 

@@ -30,11 +30,11 @@ from skillworks.evaluate.judge import GatewayJudge
 from skillworks.evaluate.product import Product, load_product, register_product_conditions
 from skillworks.evaluate.siblings import WorkspaceMode, find_siblings
 from skillworks.evaluate.workspace import CaseFiles, evaluation_copy, prepare_workspaces
-from skillworks.experiment.conditions import SkillSet
 from skillworks.experiment.runner import RunOutcome, run_experiment
 from skillworks.experiment.spec import AgentConfig, ExperimentSpec, SkillRef, task_ref
 from skillworks.experiment.store import RunStore
 from skillworks.grading.graders import Grader, entry_point_graders, load_grader
+from skillworks.provision.conditions import SkillSet
 from skillworks.skills.package import SkillPackage, load_skill
 from skillworks.tasks.evals_json import find_evals_file, load_eval_cases
 from skillworks.tasks.loader import load_tasks

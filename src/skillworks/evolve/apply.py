@@ -4,7 +4,9 @@ SkillFlow applies the model's patch paths as given; here every patch is checked 
 whole, with a recorded reason, when it has: an absolute path, a ``..`` component, a path through a symlink,
 a write outside the library root (or outside a skill directory), non-UTF-8 content, a file or a library
 over the size/count limits, a SKILL.md that fails the spec (an error-severity `skillworks check` finding),
-or a delete of a path that does not exist. Paths that cannot be written as given (a file where the patch
+a delete of a path that does not exist, or a skill the gate rejects (`skillworks.provision.gate`:
+blocking security findings, an answer key for any task the new version will be used on). Paths that
+cannot be written as given (a file where the patch
 needs a directory or the reverse, a name longer than the file system allows, a path in a directory the
 package hash ignores such as ``.git``) are rejected too. A rejected patch leaves the library unchanged.
 
@@ -22,11 +24,13 @@ import errno
 import os
 import shutil
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from skillworks.evolve.patch import Patch
 from skillworks.skills.package import IGNORED_PARTS, hash_directory, iter_package_files
+from skillworks.tasks.model import Task
 
 MAX_FILE_BYTES = 256 * 1024
 MAX_FILES = 200
@@ -168,9 +172,24 @@ def _check_limits(root: Path, limits: Limits) -> None:
         raise PatchRejected(f"library over the size limit: {total} bytes (max {limits.library_bytes})")
 
 
-async def apply_patch(prev: Path, patch: Patch | None, dest: Path, limits: Limits = Limits()) -> ApplyResult:
+async def _gate(root: Path, touched: set[str], tasks: Sequence[Task]) -> None:
+    """The gate (`skillworks.provision.gate`) for every skill the patch wrote, against the tasks the library
+    will be used on: the first reason it gives rejects the patch (it starts with the deciding rule id)."""
+    from skillworks.provision.gate import gate_skill
+
+    for name in sorted(touched):
+        if (root / name).is_dir():
+            verdict = await gate_skill(root / name, tasks)
+            if not verdict.passed:
+                raise PatchRejected(f"{verdict.reasons[0]} (skill {name!r})")
+
+
+async def apply_patch(
+    prev: Path, patch: Patch | None, dest: Path, limits: Limits = Limits(), gate_tasks: Sequence[Task] = ()
+) -> ApplyResult:
     """Write library version `dest` = `prev` + `patch` (or an unchanged copy when the patch is None or
-    rejected). `dest` must not exist; `prev` is only read."""
+    rejected). `dest` must not exist; `prev` is only read. Every skill the patch writes passes the gate
+    against `gate_tasks` (the tasks the new version will be used on)."""
     if dest.exists():
         raise FileExistsError(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -188,6 +207,7 @@ async def apply_patch(prev: Path, patch: Patch | None, dest: Path, limits: Limit
                     PurePosixPath(p).parts[0] for p in [*(u.path for u in patch.upsert_files), *patch.delete_paths]
                 }
                 await _check_skills(work, touched)
+                await _gate(work, touched, gate_tasks)
             except PatchRejected as exc:
                 reason = str(exc)
                 shutil.rmtree(work)

@@ -32,14 +32,23 @@ from skillworks.errors import UserError
 from skillworks.evolve.apply import apply_patch, library_hash, library_skills
 from skillworks.evolve.family import Family
 from skillworks.evolve.patch import MalformedPatch, Patch, parse_patch
-from skillworks.evolve.prompt import compact_trajectory, load_template, render_prompt
+from skillworks.evolve.prompt import CHARS_PER_TOKEN, compact_trajectory, load_template, render_prompt
 from skillworks.evolve.source import LIBRARY_SOURCE
 from skillworks.experiment.plan import TrialSpec, trial_seed
 from skillworks.experiment.spec import ExperimentSpec
 from skillworks.experiment.store import RunStore
 from skillworks.results import TrialResult, Usage
+from skillworks.tasks.model import Task
 
 CONDITIONS = ("evolved", "vanilla", "history")
+SEED_GATE_FILE = "seed-gate.json"
+# the raw answers kept in patches/<t>.json (a rejected oversized patch is kept once, cut to this)
+MAX_STORED_ANSWER_CHARS = 256 * 1024
+PATCH_SYSTEM = (
+    "You maintain a library of agent skills for a family of related tasks. You answer with exactly one JSON "
+    "object with the keys summary, upsert_files and delete_paths, and nothing else. Skills stay general for "
+    "the family: never write answers or values specific to one task instance into them."
+)
 EXTRA_KEY = "evolve"
 
 
@@ -117,7 +126,10 @@ async def _patch_call(
     try:
         transport = httpx.AsyncHTTPTransport(uds=str(channel.socket_path))
         async with httpx.AsyncClient(transport=transport, base_url="http://gateway", timeout=900) as client:
-            messages: list[dict[str, str]] = [{"role": "user", "content": prompt}]
+            messages: list[dict[str, str]] = [
+                {"role": "system", "content": PATCH_SYSTEM},
+                {"role": "user", "content": prompt},
+            ]
             for attempt in (1, 2):
                 response = await client.post(
                     "/v1/chat/completions",
@@ -147,16 +159,28 @@ async def _patch_call(
     return None, "no answer", answers
 
 
-def _history_instruction(prior: list[tuple[str, TrialResult]], run_dir: Path, instruction: str, budget: int) -> str:
+def _history_instruction(prior: list[tuple[Task, TrialResult]], run_dir: Path, instruction: str, budget: int) -> str:
+    """SkillFlow's history control: each prior task once (its own instruction, then what the agent did),
+    before the task now. A prior history trial's trajectory opens with *its* history prompt; those user
+    turns are left out, so the 11th task holds the first task's block once, not ten times."""
     if not prior:
         return instruction
     each = max(200, budget // len(prior))
     parts = ["Earlier tasks of this family, and how your attempts at them went:", ""]
-    for task_id, r in prior:
+    for task, r in prior:
         traj = run_dir / r.paths["trajectory"] if "trajectory" in r.paths else None
-        parts += [f"### {task_id} (reward {r.reward})", compact_trajectory(traj, each), ""]
+        parts += [
+            f"### {task.id} (reward {r.reward})",
+            "Task: " + _cap(task.instruction.strip(), each * CHARS_PER_TOKEN // 2),
+            compact_trajectory(traj, each, skip_sources=("system", "user")),
+            "",
+        ]
     parts += ["---", "The task now:", "", instruction]
     return "\n".join(parts)
+
+
+def _cap(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + f" … ({len(text) - limit} characters cut)"
 
 
 async def evolve_family(
@@ -178,7 +202,7 @@ async def evolve_family(
     if not (libs / "v0").is_dir():
         libs.mkdir(parents=True, exist_ok=True)
         if options.seed_skills is not None:
-            await apply_patch(options.seed_skills, None, libs / "v0")
+            await _seed_library(options.seed_skills, libs / "v0", family, fdir / SEED_GATE_FILE, console)
         else:
             (libs / "v0").mkdir()
     history_path = fdir / "history.jsonl"
@@ -186,13 +210,13 @@ async def evolve_family(
     template = load_template(options.prompt_path)
     agent_cfg = spec.agents[0]
     recorded = {r.trial_id: r for r in store.read_results()}
-    prior_history: list[tuple[str, TrialResult]] = []
+    prior_history: list[tuple[Task, TrialResult]] = []
     for t, task in enumerate(family.tasks, start=1):
         results: dict[str, TrialResult] = {}
         if t <= len(history):  # done before a resume
             tid = TrialSpec(task, "history", agent_cfg, 0, 0).trial_id
             if tid in recorded:
-                prior_history.append((task.id, recorded[tid]))
+                prior_history.append((task, recorded[tid]))
             continue
         prev = libs / f"v{t - 1}"
         LIBRARY_SOURCE.assign(store.run_dir, task.id, prev)
@@ -219,7 +243,7 @@ async def evolve_family(
             recorded[r.trial_id] = r
         for s in specs:
             results[s.condition] = recorded[s.trial_id]
-        prior_history.append((task.id, results["history"]))
+        prior_history.append((task, results["history"]))
         evolved = results["evolved"]
 
         # --- patch
@@ -249,7 +273,8 @@ async def evolve_family(
             patch, error, answers = await _patch_call(
                 patch_gateway, call_id, log_path, f"{task.id}@patch", options.patch_model or agent_cfg.model, prompt
             )
-            applied = await apply_patch(prev, patch, dest)
+            # the new version is used on the family's remaining tasks (the last one's: on every task of it)
+            applied = await apply_patch(prev, patch, dest, gate_tasks=family.tasks[t:] or family.tasks)
             status = "patch_error" if error else "accepted" if applied.accepted else "rejected"
             line = HistoryLine(
                 step=t,
@@ -267,8 +292,9 @@ async def evolve_family(
             )
             record = {
                 "prompt": prompt,
-                "answers": answers,
-                "patch": patch.model_dump() if patch else None,
+                # the patch as the model wrote it is in `answers`; the parsed patch is kept only when applied
+                "answers": [_cap(a, MAX_STORED_ANSWER_CHARS) for a in answers],
+                "patch": patch.model_dump() if patch is not None and applied.accepted else None,
                 "history": line.model_dump(mode="json"),
             }
             tmp = patch_json.with_suffix(".json.tmp")
@@ -287,6 +313,27 @@ async def evolve_family(
                 soft_wrap=True,
             )
     outcome.history[family.name] = history
+
+
+async def _seed_library(seed: Path, dest: Path, family: Family, record: Path, console: Console | None) -> None:
+    """v0 of a family from the seed library, every seed skill through the gate against the family's tasks
+    (the tasks it will be used on): what the gate rejects is left out of v0 and recorded (seed-gate.json)."""
+    from skillworks.provision.gate import gate_library
+
+    outcome = await gate_library(seed, family.tasks)
+    tmp = dest.with_name(f".{dest.name}-seed")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(seed, tmp, symlinks=True)
+    for verdict in outcome.rejected:
+        shutil.rmtree(tmp / verdict.skill, ignore_errors=True)
+        if console is not None:
+            console.print(
+                f"{family.name}: seed skill {verdict.skill!r} rejected by the gate: {verdict.reasons[0]}",
+                markup=False,
+                highlight=False,
+            )
+    record.write_text(json.dumps(outcome.to_record(), indent=2))
+    tmp.rename(dest)
 
 
 def final_library(run_dir: Path, family: str) -> Path:

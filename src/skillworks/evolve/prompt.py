@@ -4,6 +4,7 @@ filled with the library tree and files, the trial summary, the final message and
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,8 @@ from skillworks.skills.package import iter_package_files
 DEFAULT_TEMPLATE = Path(__file__).with_name("patch_prompt.md")
 CHARS_PER_TOKEN = 4
 PLACEHOLDERS = ("library", "position", "total", "family", "instruction", "trial_summary", "final_message", "trajectory")
+# a bare {name}: JSON in a template ({"summary": ...}) is no placeholder
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def load_template(path: Path | None) -> str:
@@ -22,6 +25,10 @@ def load_template(path: Path | None) -> str:
     if not path.is_file():
         raise UserError("patch prompt template not found", path)
     text = path.read_text(encoding="utf-8")
+    unknown = sorted({m.group(1) for m in _PLACEHOLDER.finditer(text)} - set(PLACEHOLDERS))
+    if unknown:
+        allowed = ", ".join("{" + p + "}" for p in PLACEHOLDERS)
+        raise UserError(f"unknown placeholder {{{unknown[0]}}} in the patch prompt (allowed: {allowed})", path)
     if "{trajectory}" not in text or "{library}" not in text:
         raise UserError("a patch prompt template needs the {library} and {trajectory} placeholders", path)
     return text
@@ -73,7 +80,7 @@ def _step_lines(step: dict[str, Any]) -> list[str]:
     return out
 
 
-def compact_trajectory(path: Path | None, budget_tokens: int) -> str:
+def compact_trajectory(path: Path | None, budget_tokens: int, skip_sources: tuple[str, ...] = ("system",)) -> str:
     """The trajectory as one line per message / call / result, cut to `budget_tokens` (about 4 characters
     a token): long items are shortened first, then the middle is dropped, keeping the start and the end."""
     if path is None or not path.is_file():
@@ -82,7 +89,7 @@ def compact_trajectory(path: Path | None, budget_tokens: int) -> str:
         steps = json.loads(path.read_text(encoding="utf-8")).get("steps") or []
     except (ValueError, OSError):
         return "(unreadable trajectory)"
-    lines = [line for step in steps if step.get("source") != "system" for line in _step_lines(step)]
+    lines = [line for step in steps if step.get("source") not in skip_sources for line in _step_lines(step)]
     budget = max(200, budget_tokens * CHARS_PER_TOKEN)
     per_item = max(120, budget // max(1, len(lines)) * 2)
     lines = [ln if len(ln) <= per_item else ln[: per_item // 2] + " … " + ln[-per_item // 2 :] for ln in lines]
@@ -126,7 +133,4 @@ def render_prompt(
         "final_message": (final_message or "(none)").strip(),
         "trajectory": compact_trajectory(trajectory, budget_tokens),
     }
-    out = template
-    for key in PLACEHOLDERS:
-        out = out.replace("{" + key + "}", values[key])
-    return out
+    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from skillworks.evolve.driver import CONDITIONS, EXTRA_KEY, HistoryLine, family_dir, read_history
 from skillworks.experiment.store import RunStore
@@ -70,6 +70,12 @@ class EvolveSummary(_Strict):
     deltas: list[DeltaBlock]
     final_skills: int
     cumulative_skills: int
+    skills_per_family: float | None = Field(
+        default=None, description="#skills as SkillFlow's Table 1: the mean over families of the final library"
+    )
+    cumulative_per_family: float | None = Field(
+        default=None, description="mean over families of the skills any version held"
+    )
     use_pct: float | None
     patch_tokens: dict[str, float]
     families: list[FamilyRow]
@@ -202,6 +208,8 @@ def build_evolve_summary(run_dir: Path, seed: int = 0) -> EvolveSummary:
         deltas=deltas,
         final_skills=sum(f.final_skills for f in fam_rows),
         cumulative_skills=sum(f.cumulative_skills for f in fam_rows),
+        skills_per_family=sum(f.final_skills for f in fam_rows) / len(fam_rows) if fam_rows else None,
+        cumulative_per_family=sum(f.cumulative_skills for f in fam_rows) / len(fam_rows) if fam_rows else None,
         use_pct=sum(used_all) / len(used_all) * 100.0 if used_all else None,
         patch_tokens={"input_tokens": patch_in, "output_tokens": patch_out, "cost_usd": patch_cost},
         families=fam_rows,
@@ -245,7 +253,9 @@ def render_evolve_markdown(s: EvolveSummary) -> str:
         )
     out += ["", "## Libraries", ""]
     out += [
-        f"- final #skills: {s.final_skills}; cumulative #skills: {s.cumulative_skills}",
+        f"- #skills (per-family mean of the final library, SkillFlow Table 1): {_f(s.skills_per_family, 1, '')}; "
+        f"cumulative per family: {_f(s.cumulative_per_family, 1, '')} (over all {len(s.families)} families: "
+        f"final {s.final_skills}, cumulative {s.cumulative_skills})",
         f"- %use (evolved tasks that read or ran a stored skill): {_f(s.use_pct, 1, '%')}",
         f"- patch calls: {s.patch_tokens['input_tokens']:,.0f} input / {s.patch_tokens['output_tokens']:,.0f} output "
         f"tokens, {s.patch_tokens['cost_usd']:.4f} USD",
@@ -288,4 +298,8 @@ def write_evolve_report(run_dir: Path) -> dict[str, Path]:
     md_path = run_dir / "evolve_report.md"
     json_path.write_text(summary.model_dump_json(indent=2))
     md_path.write_text(render_evolve_markdown(summary))
-    return {"evolve_json": json_path, "evolve_md": md_path}
+    from skillworks.evolve.report_html import render_evolve_html
+
+    html_path = run_dir / "evolve_report.html"
+    html_path.write_text(render_evolve_html(summary), encoding="utf-8")
+    return {"evolve_json": json_path, "evolve_md": md_path, "evolve_html": html_path}

@@ -15,7 +15,7 @@ from skillworks.evolve.apply import library_hash, library_skills
 from skillworks.skills.package import load_skill
 
 if TYPE_CHECKING:  # skillworks.experiment imports this module (its conditions registry)
-    from skillworks.experiment.sources import SkillProvision, SourceRequest
+    from skillworks.provision.sources import SkillProvision, SourceRequest
 
 SKILLS_FROM_KEY = "skills_from"
 
@@ -29,7 +29,7 @@ class LibrarySource:
         self._assigned[(run_dir.resolve(), task_id)] = library
 
     async def provide(self, request: SourceRequest) -> SkillProvision:
-        from skillworks.experiment.sources import SkillProvision
+        from skillworks.provision.sources import SkillProvision
 
         library = self._assigned.get((request.tenv.run_dir.resolve(), request.spec.task.id))
         if library is None:

@@ -1,19 +1,19 @@
 """Experiments: conditions, the plan, the run store, one trial, and the scheduler."""
 
-from skillworks.experiment.conditions import (
+from skillworks.experiment.executor import Executor, LocalExecutor, RunContext
+from skillworks.experiment.plan import TrialSpec, plan_trials, trial_id
+from skillworks.experiment.runner import RunOutcome, run_experiment
+from skillworks.experiment.spec import AgentConfig, ExperimentSpec, SkillRef, TaskRef, task_ref
+from skillworks.experiment.store import RunStore
+from skillworks.experiment.trial import TrialEnvironment, TrialGateway, run_trial
+from skillworks.provision.conditions import (
     Condition,
     SkillSet,
     condition_names,
     get_condition,
     register_condition,
 )
-from skillworks.experiment.executor import Executor, LocalExecutor, RunContext
-from skillworks.experiment.plan import TrialSpec, plan_trials, trial_id
-from skillworks.experiment.runner import RunOutcome, run_experiment
-from skillworks.experiment.sources import SkillProvision, SkillSource, SourceRequest, provide_skills
-from skillworks.experiment.spec import AgentConfig, ExperimentSpec, SkillRef, TaskRef, task_ref
-from skillworks.experiment.store import RunStore
-from skillworks.experiment.trial import TrialEnvironment, TrialGateway, run_trial
+from skillworks.provision.sources import SkillProvision, SkillSource, SourceRequest, provide_skills
 
 __all__ = [
     "AgentConfig",

@@ -26,11 +26,11 @@ from pydantic import BaseModel
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from skillworks.agents.base import Agent
-from skillworks.experiment.conditions import SkillSet
 from skillworks.experiment.plan import TrialSpec
 from skillworks.experiment.spec import ExperimentSpec
 from skillworks.experiment.trial import TrialEnvironment, TrialGateway, run_trial
 from skillworks.gateway.server import TrialChannel
+from skillworks.provision.conditions import SkillSet
 from skillworks.results import TrialError, TrialResult
 
 NAMESPACE = "skillworks"

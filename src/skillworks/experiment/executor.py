@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from skillworks.agents.base import Agent
-from skillworks.experiment.conditions import SkillSet
 from skillworks.experiment.plan import TrialSpec
 from skillworks.experiment.spec import ExperimentSpec
 from skillworks.experiment.trial import TrialEnvironment, TrialGateway, run_trial
+from skillworks.provision.conditions import SkillSet
 from skillworks.results import TrialResult
 from skillworks.skills.package import SkillPackage
 from skillworks.tasks.model import Task

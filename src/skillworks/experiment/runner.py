@@ -27,12 +27,12 @@ from skillworks.experiment.campaign import (
     set_aside_attempt,
     write_campaign,
 )
-from skillworks.experiment.conditions import SkillSet, get_condition
 from skillworks.experiment.executor import Executor, LocalExecutor, PostTrial, RunContext, TrialRunner
 from skillworks.experiment.plan import TrialSpec, plan_trials
 from skillworks.experiment.progress import RunProgress
 from skillworks.experiment.spec import ExperimentSpec
 from skillworks.experiment.store import RunStore
+from skillworks.provision.conditions import SkillSet, get_condition
 from skillworks.results import TrialResult
 from skillworks.tasks.model import Task
 

@@ -80,4 +80,5 @@ def render_html(summary: Summary, out_dir: Path | None = None, pages: Mapping[st
         anchors=anchors,
         columns=column_order(summary),
         times={(t.condition, t.agent): t for t in summary.phase_times},
+        evolve_report=out_dir is not None and (out_dir / "evolve_report.html").is_file(),
     )

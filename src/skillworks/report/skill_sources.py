@@ -1,6 +1,7 @@
 """Report rows for conditions whose skills were produced per trial (e.g. `self-generated`): what the source
 step itself used (creator sessions; never part of the solver's usage rows) and what it produced (each
-generated pack: staged, withheld as an answer key, or rejected by `skillworks check`)."""
+generated pack: staged, withheld as an answer key, or rejected by `skillworks check`), and every skill the
+gate withheld from a trial, whichever source produced it."""
 
 from __future__ import annotations
 
@@ -34,7 +35,10 @@ class GeneratedPackRow(_Strict):
     condition: str
     agent: str
     pack: str
-    status: str = Field(description="staged | answer_key | check_failed | invalid | over_limit")
+    status: str = Field(
+        description="staged | answer_key | check_failed | invalid | over_limit (generated packs) | gate_rejected "
+        "(a skill any source produced that the gate withheld from the trial)"
+    )
     reason: str | None = None
     package_hash: str | None = None
     findings: list[str] = Field(default_factory=list, description="check errors and leakage findings")
@@ -86,6 +90,21 @@ def generated_pack_rows(results: Sequence[TrialResult]) -> list[GeneratedPackRow
                     reason=p.get("reason"),
                     package_hash=p.get("package_hash"),
                     findings=[*p.get("check_errors", []), *p.get("leakage", [])],
+                )
+            )
+        gate: dict[str, Any] = r.skill_source.record.get("gate") or {}
+        for v in gate.get("rejected") or []:  # what the gate withheld (skillworks.provision.gate)
+            reasons = list(v.get("reasons") or [])
+            rows.append(
+                GeneratedPackRow(
+                    trial_id=r.trial_id,
+                    condition=r.condition,
+                    agent=r.agent,
+                    pack=str(v.get("skill")),
+                    status="gate_rejected",
+                    reason=reasons[0] if reasons else None,
+                    package_hash=v.get("package_hash"),
+                    findings=reasons[1:],
                 )
             )
     return rows

@@ -67,7 +67,13 @@ def test_self_generated_creator_and_solver_are_isolated_and_reported(tmp_path: P
     outputs = [o["content"] for st in steps for o in (st.get("observation") or {}).get("results") or []]
     assert "find-done" in outputs[0] and "task-only-skill" not in outputs[0]
     generated = creator / "generated-skills"
-    assert sorted(p.name for p in generated.iterdir()) == ["answer-sheet", "broken", "linky", "number-summing"]
+    assert sorted(p.name for p in generated.iterdir()) == [
+        "answer-sheet",
+        "broken",
+        "fetcher",
+        "linky",
+        "number-summing",
+    ]
     for f in generated.rglob("*"):
         if f.is_file() and not f.is_symlink():
             assert "test_no_creator_state" not in f.read_text(errors="replace")
@@ -79,7 +85,16 @@ def test_self_generated_creator_and_solver_are_isolated_and_reported(tmp_path: P
     assert sg.skill_source is not None
     record = sg.skill_source.record
     status = {p["dir"]: p["status"] for p in record["packs"]}
-    assert status == {"answer-sheet": "answer_key", "broken": "invalid", "linky": "invalid", "number-summing": "staged"}
+    assert status == {
+        "answer-sheet": "answer_key",
+        "broken": "invalid",
+        "fetcher": "check_failed",
+        "linky": "invalid",
+        "number-summing": "staged",
+    }
+    # a pack that tells the agent to pipe a download into sh is withheld by the gate (issue 25)
+    fetcher = next(p for p in record["packs"] if p["dir"] == "fetcher")
+    assert "sec-remote-exec" in fetcher["reason"]
     assert record["answer_keys"] == ["answer-sheet"]
     assert sg.skills_staged == record["staged"] and sg.skills_staged[0].startswith("number-summing@")
     audit = json.loads((trial / "skills.json").read_text())

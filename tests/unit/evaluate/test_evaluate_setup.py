@@ -11,8 +11,8 @@ import pytest
 from skillworks.errors import UserError
 from skillworks.evaluate import choose_decoys, evaluation_copy, load_product, prepare_workspaces
 from skillworks.evaluate.product import register_product_conditions
-from skillworks.experiment.conditions import SkillSet, get_condition
 from skillworks.grading.graders import load_grader, run_grader
+from skillworks.provision.conditions import SkillSet, get_condition
 from skillworks.skills.package import load_skill
 from skillworks.tasks import load_eval_cases
 

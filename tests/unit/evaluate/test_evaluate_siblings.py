@@ -13,7 +13,7 @@ import pytest
 from skillworks.cli.main import main
 from skillworks.evaluate import find_siblings
 from skillworks.evaluate.run import read_plan
-from skillworks.experiment.conditions import SkillSet, get_condition
+from skillworks.provision.conditions import SkillSet, get_condition
 from skillworks.report.eval_routing import routing_rows
 from skillworks.results import SkillUse, TrialError, TrialResult
 from skillworks.skills.package import load_skill

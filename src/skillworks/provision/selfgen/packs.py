@@ -1,11 +1,11 @@
 """What a creator session produced: the generated packs, each loaded, hashed, checked with `skillworks check`
 and run through the leakage audit against the task's verifier and oracle.
 
-A pack is *staged* for the solver only when it loads as a skill (valid SKILL.md), has no error-severity
-`check` finding, contains no symlink, and is not an answer key. An answer key is a pack that carries the
-verifier's expected values or the oracle's command lines (`leak-expected-value`, `leak-oracle-command`):
-it measures copying, not skill use, so it is withheld from the solver and reported per trial and in the
-report. Every other leakage finding is recorded as a warning.
+A pack is *staged* for the solver only when it loads as a skill (valid SKILL.md), is within the limits,
+and passes the gate (`skillworks.provision.gate`: no error-severity `check` finding, no blocking security
+finding, no symlink, not an answer key). An answer key is a pack with an error-severity `leak-*` finding
+against the task's verifier or oracle: it measures copying, not skill use, so it is withheld from the
+solver and reported per trial and in the report. Warning-severity leakage findings are recorded.
 """
 
 from __future__ import annotations
@@ -15,12 +15,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from skillworks.check.model import Severity
 from skillworks.errors import SkillError
 from skillworks.skills.package import SkillPackage, load_skill
 from skillworks.tasks.model import Task
 
-ANSWER_KEY_RULES = frozenset({"leak-expected-value", "leak-oracle-command"})
 MAX_PACKS = 10
 MAX_PACK_BYTES = 2 * 1024 * 1024
 
@@ -57,8 +55,7 @@ def _symlink(root: Path) -> Path | None:
 async def review_packs(generated: Path, task: Task) -> tuple[list[GeneratedPack], list[SkillPackage]]:
     """Every pack under `generated` (host copy of the creator's generated-skills dir), reviewed; and the
     packages that may be staged for the solver."""
-    from skillworks.check.leakage import audit_task_leakage
-    from skillworks.check.scan import check_skills_async
+    from skillworks.provision.gate import gate_skill
 
     reviews: list[GeneratedPack] = []
     staged: list[SkillPackage] = []
@@ -87,20 +84,15 @@ async def review_packs(generated: Path, task: Task) -> tuple[list[GeneratedPack]
         except SkillError as exc:
             reviews.append(GeneratedPack(dir=root.name, status="invalid", reason=exc.message))
             continue
-        report = (await check_skills_async([root], lint=False)).skills[0]
-        errors = [f"{f.rule_id}: {f.message}" for f in report.findings if f.severity is Severity.ERROR]
-        findings = [
-            f
-            for f in audit_task_leakage(task.model_copy(update={"skills": (package,)}))
-            if f.rule_id.startswith("leak-")
-        ]
-        leakage = [f"{f.rule_id}: {f.message}" for f in findings]
-        answer_key = any(f.rule_id in ANSWER_KEY_RULES for f in findings)
-        status: PackStatus = "answer_key" if answer_key else "check_failed" if errors else "staged"
-        verdict: str | None = (
-            "names values the verifier checks or the oracle's commands (an answer key, not a skill)"
-            if answer_key
-            else "error-severity check findings"
+        verdict = await gate_skill(package, [task])
+        errors = [r for r in verdict.reasons if not r.startswith("leak-")]
+        leakage = [r for r in (*verdict.reasons, *verdict.warnings) if r.startswith("leak-")]
+        status: PackStatus = "answer_key" if verdict.answer_key else "check_failed" if errors else "staged"
+        why: str | None = (
+            "names values the verifier checks or the oracle's commands (an answer key, not a skill): "
+            + next(r for r in verdict.reasons if r.startswith("leak-"))
+            if verdict.answer_key
+            else "rejected by the gate: " + errors[0]
             if errors
             else None
         )
@@ -110,8 +102,8 @@ async def review_packs(generated: Path, task: Task) -> tuple[list[GeneratedPack]
                 name=package.name,
                 package_hash=package.package_hash,
                 status=status,
-                reason=verdict,
-                check_score=report.overall,
+                reason=why,
+                check_score=verdict.check_score,
                 check_errors=errors,
                 leakage=leakage,
             )

@@ -1,7 +1,7 @@
 """The self-generated condition: a creator session writes the skill packs the solver then uses."""
 
-from skillworks.experiment.selfgen.packs import GeneratedPack, review_packs
-from skillworks.experiment.selfgen.source import (
+from skillworks.provision.selfgen.packs import GeneratedPack, review_packs
+from skillworks.provision.selfgen.source import (
     CONDITION,
     CREATOR_CONDITION,
     CreatorSession,

@@ -33,8 +33,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from skillworks.errors import StagingError, UserError
 from skillworks.experiment.plan import TrialSpec
-from skillworks.experiment.selfgen.packs import MAX_PACK_BYTES, MAX_PACKS, GeneratedPack, review_packs
-from skillworks.experiment.sources import SkillProvision, SourceRequest
+from skillworks.provision.selfgen.packs import MAX_PACK_BYTES, MAX_PACKS, GeneratedPack, review_packs
+from skillworks.provision.sources import SkillProvision, SourceRequest
 from skillworks.results import Usage
 from skillworks.skills.package import SkillPackage, load_skill
 
@@ -162,7 +162,7 @@ def _provision(session: CreatorSession, run_dir: Path, options: SelfGenOptions, 
 
 
 async def _create(request: SourceRequest, options: SelfGenOptions, creator_dir: Path, index: int) -> CreatorSession:
-    from skillworks.experiment.trial import _run_agent, _teardown
+    from skillworks.agents.phase import run_agent_phase, teardown_sandbox
     from skillworks.gateway import usage_totals
     from skillworks.sandbox import create_sandbox
     from skillworks.skills.staging import audit_skills, stage_skills
@@ -217,14 +217,14 @@ async def _create(request: SourceRequest, options: SelfGenOptions, creator_dir: 
         instruction = creator_instruction(spec.task.instruction, sandbox.workdir, generated_dir, where)
         creator_task = spec.task.model_copy(update={"instruction": instruction, "skills": ()})
         creator_spec = TrialSpec(creator_task, CREATOR_CONDITION, spec.agent, index, spec.seed)
-        outcome, _ = await _run_agent(
+        outcome, _ = await run_agent_phase(
             creator_spec, tenv, agent, sandbox, creator_dir, staged_authoring, skills_dir, [], verify_next=False
         )
         if outcome.error is not None:
             raise UserError(f"creator session failed ({outcome.error.category}): {outcome.error.message}")
         problem = await _download_generated(sandbox, generated_dir, creator_dir / GENERATED_DIR)
     finally:
-        await _teardown([sandbox], scratch, creator_id)
+        await teardown_sandbox(sandbox, scratch, creator_id)
     seconds = round(time.monotonic() - t0, 3)
     gateway_log = creator_dir / "gateway.jsonl"
     usage = usage_totals(gateway_log) if gateway_log.is_file() else outcome.usage or Usage()

@@ -1,0 +1,119 @@
+"""SkillFlow fidelity (issue 25): the ranking file as SkillFlow ships it, the history control with each prior
+task once, patch-prompt placeholders, and --seed-skills / --skills-from bad input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from skillworks.errors import UserError
+from skillworks.evolve.driver import _history_instruction
+from skillworks.evolve.family import RANKING_JSON, load_family
+from skillworks.evolve.prompt import PLACEHOLDERS, load_template, render_prompt
+from skillworks.results import TrialResult
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "families" / "euro-ledgers"
+
+
+def _family(tmp_path: Path, tasks: tuple[str, ...] = ("ledger-1", "ledger-2", "ledger-3")) -> Path:
+    fam = tmp_path / "fam"
+    for tid in tasks:
+        shutil.copytree(EXAMPLE / tid, fam / tid)
+    return fam
+
+
+def test_skillflows_ranking_array_in_the_family_dir(tmp_path: Path) -> None:
+    fam = _family(tmp_path)
+    # as shipped: a JSON array of task directory names; a repeat and a non-string are skipped
+    (fam / RANKING_JSON).write_text(json.dumps(["ledger-3", " ledger-1 ", "ledger-3", 7]))
+    family = load_family(fam)
+    assert [t.id for t in family.tasks] == ["ledger-3", "ledger-1", "ledger-2"]
+    (warning,) = family.warnings  # the unranked task is appended, with a warning naming it
+    assert "'ledger-2' is not in the ranking; appended at position 3" in warning
+
+
+def test_a_ranking_that_is_neither_array_nor_object_is_one_line_error(tmp_path: Path) -> None:
+    fam = _family(tmp_path)
+    (fam / RANKING_JSON).write_text('"ledger-1"')
+    with pytest.raises(UserError) as info:
+        load_family(fam)
+    assert "expected a JSON array of task names" in str(info.value) and "\n" not in str(info.value)
+
+
+def _result(tmp_path: Path, task_id: str, instruction: str) -> TrialResult:
+    trial = tmp_path / "trials" / task_id
+    trial.mkdir(parents=True)
+    steps = [
+        {"source": "user", "message": instruction},
+        {"source": "agent", "message": f"did {task_id}"},
+    ]
+    (trial / "trajectory.json").write_text(json.dumps({"steps": steps}))
+    return TrialResult.model_validate(
+        {
+            "trial_id": f"{task_id}__history",
+            "run_id": "r",
+            "task_id": task_id,
+            "condition": "history",
+            "agent": "builtin",
+            "trial_index": 0,
+            "seed": 0,
+            "reward": 0.0,
+            "outcome": "failed",
+            "paths": {"trajectory": f"trials/{task_id}/trajectory.json"},
+            "started_at": "2026-01-01T00:00:00Z",
+            "finished_at": "2026-01-01T00:00:01Z",
+        }
+    )
+
+
+def test_history_control_holds_each_prior_task_once(tmp_path: Path) -> None:
+    family = load_family(EXAMPLE)
+    prior: list[tuple[object, TrialResult]] = []
+    text = ""
+    for task in family.tasks:
+        text = _history_instruction(prior, tmp_path, task.instruction, 100_000)  # type: ignore[arg-type]
+        # the history trial's own trajectory opens with the history prompt it was given
+        prior.append((task, _result(tmp_path, task.id, text)))
+    # the 5th task's prompt: each of the four earlier tasks once, and what the agent did in each
+    assert text.count("Earlier tasks of this family") == 1
+    for task in family.tasks[:4]:
+        assert text.count(f"### {task.id} ") == 1 and text.count(f"did {task.id}") == 1
+    assert text.endswith(family.tasks[4].instruction)
+
+
+def test_patch_prompt_placeholders(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.md"
+    bad.write_text("{library}\n{trajectory}\n{skill_library}\n")
+    with pytest.raises(UserError) as info:
+        load_template(bad)
+    message = str(info.value)
+    assert "unknown placeholder {skill_library}" in message and "\n" not in message
+    assert all("{" + p + "}" in message for p in PLACEHOLDERS)
+    good = tmp_path / "good.md"  # JSON braces are no placeholder; a value holding braces is not re-filled
+    good.write_text('Answer {"summary": ...}\n{family} {position}/{total}\n{library}\n{trajectory}\n')
+    result = _result(tmp_path, "ledger-1", "x")
+    out = render_prompt(
+        load_template(good),
+        library=tmp_path / "empty",
+        position=1,
+        total=5,
+        family="{trajectory}",
+        instruction="i",
+        result=result,
+        final_message=None,
+        trajectory=None,
+        budget_tokens=1000,
+    )
+    assert out.startswith('Answer {"summary": ...}\n{trajectory} 1/5\n(empty: no skill yet)\n(no trajectory)')
+
+
+def test_a_stored_answer_is_capped() -> None:
+    from skillworks.evolve.driver import MAX_STORED_ANSWER_CHARS, _cap
+
+    big = "x" * (50 * 1024 * 1024)
+    kept = _cap(big, MAX_STORED_ANSWER_CHARS)
+    assert len(kept) < MAX_STORED_ANSWER_CHARS + 100 and kept.endswith("characters cut)")
+    assert _cap("small", MAX_STORED_ANSWER_CHARS) == "small"
