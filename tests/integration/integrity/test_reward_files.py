@@ -60,7 +60,9 @@ def attacked(
     root = tmp_path_factory.mktemp(f"reward-files-{backend}")
     tasks, script = write_suite(root, ATTACKS, container=backend == "container")
     args = ("--env", "container", "--image-map", f"{DEBIAN}={PY_IMAGE}") if backend == "container" else ()
-    proc, run_dir = run_suite(root, tasks, script, *args)
+    # as a pip-installed user runs it: no SKILLWORKS_CONTAINER_*_FLAGS (the host probe chooses the flags)
+    no_flags = {f"SKILLWORKS_CONTAINER_{kind}_FLAGS": "" for kind in ("GLOBAL", "RUN", "BUILD")}
+    proc, run_dir = run_suite(root, tasks, script, *args, env=no_flags)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return run_dir, results_by_task(run_dir)
 
