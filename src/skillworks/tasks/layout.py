@@ -162,6 +162,28 @@ def dockerfile_skill_copies(dockerfile: Path) -> list[str]:
     return destinations
 
 
+# where the harness puts its own files (logs, verifier, oracle) or the kernel's: never a workspace
+RESERVED_DIRS = ("/logs", "/tests", "/verifier", "/oracle", "/solution", "/proc", "/sys", "/dev")
+
+
+def workdir_problem(workdir: str) -> str | None:
+    """Why `workdir` cannot be a task's workspace (not absolute, not normalised, a reserved dir), or None."""
+    if not workdir.startswith("/"):
+        return "must be an absolute path"
+    if any(ord(c) < 0x20 or c == "\x7f" for c in workdir):
+        return "must not hold control characters"
+    parts = workdir.split("/")[1:]
+    normal = "/" + "/".join(p for p in parts if p not in ("", "."))
+    if ".." in parts or (normal != workdir.rstrip("/") and workdir != "/"):
+        return "must be normalised (no '.', '..' or '//' components)"
+    if workdir == "/":
+        return "must not be / (the verifier's and the harness's dirs live there)"
+    for reserved in RESERVED_DIRS:
+        if normal == reserved or normal.startswith(reserved + "/"):
+            return f"must not be in {reserved} (reserved for the harness)"
+    return None
+
+
 def resolve_workdir(declared: str | None, dockerfile: Path | None) -> str:
     """Declared workdir, else the Dockerfile's last WORKDIR, else /app."""
     if declared:

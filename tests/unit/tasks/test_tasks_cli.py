@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from skillworks.cli.main import app
@@ -91,3 +92,43 @@ def test_check_table_fits_80_columns_with_names_whole_and_format_json() -> None:
     assert as_json.exit_code == 0 and len(json.loads(as_json.output)) == 4
     bad = runner.invoke(app, ["tasks", "check", str(FIXTURES), "--format", "yaml"])
     assert bad.exit_code != 0 and "--format must be table or json" in str(bad.exception or bad.output)
+
+
+@pytest.mark.parametrize(
+    ("workdir", "problem"),
+    [
+        ("app/../../etc", "absolute"),
+        ("/app/../../etc", "normalised"),
+        ("/logs/verifier", "reserved"),
+        ("/tests", "reserved"),
+        ("/solution/x", "reserved"),
+        ("/", "must not be /"),
+    ],
+)
+def test_a_bad_workdir_is_a_task_error_naming_the_file(tmp_path: Path, workdir: str, problem: str) -> None:
+    """Issue 30: `workdir: app/../../etc` or `/logs/verifier` passed `tasks check`, then broke every trial."""
+    task = tmp_path / "bad"
+    shutil.copytree(FIXTURES / "md-csv-revenue", task)
+    md = task / "task.md"
+    md.write_text(
+        md.read_text().replace("  network_mode: no-network\n", f'  network_mode: no-network\n  workdir: "{workdir}"\n')
+    )
+    shutil.copytree(FIXTURES / "harbor-word-count", tmp_path / "fine")
+    result = runner.invoke(app, ["tasks", "check", str(tmp_path), "--json"])
+    assert result.exit_code == 1, result.output
+    rows = {Path(r["task"]).name: r for r in json.loads(result.output)}
+    messages = " ".join(str(p) for p in rows["bad"]["problems"]) if "problems" in rows["bad"] else str(rows["bad"])
+    assert "workdir" in messages and problem in messages
+    assert "task.md" in messages
+    assert not [p for p in rows["fine"].get("problems", []) if "error" in str(p).lower() and "workdir" in str(p)]
+
+
+def test_a_normal_workdir_still_loads(tmp_path: Path) -> None:
+    task = tmp_path / "ok"
+    shutil.copytree(FIXTURES / "md-csv-revenue", task)
+    md = task / "task.md"
+    md.write_text(
+        md.read_text().replace("  network_mode: no-network\n", "  network_mode: no-network\n  workdir: /srv/app/\n")
+    )
+    result = runner.invoke(app, ["tasks", "check", str(tmp_path)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
