@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from skillworks._aio import run_async
+from skillworks._printable import printable
 from skillworks.cli._container_flags import (
     CaBundle,
     ContainerBuildFlags,
@@ -23,7 +25,7 @@ from skillworks.cli._container_flags import (
     ImageRegistryTlsVerify,
     container_env_options,
 )
-from skillworks.errors import UserError
+from skillworks.errors import TaskError, UserError
 
 if TYPE_CHECKING:
     from skillworks.experiment.executor import Executor
@@ -167,6 +169,7 @@ def register(app: typer.Typer) -> None:
         from skillworks.tasks import discover_tasks, load_task
 
         console = Console(stderr=True)
+        refused: list[str] = []
         if resume is not None:
             given = _given_on_command_line(ctx, keep={"resume", "concurrency", *_EXECUTOR_FLAGS})
             if given:
@@ -183,7 +186,18 @@ def register(app: typer.Typer) -> None:
                 raise UserError("give at least one task directory (or --resume RUN_DIR)")
             agents = _split(agent) or ["oracle"]
             paths = discover_tasks(tasks)
-            loaded = [load_task(p) for p in paths]
+            loaded = []
+            for p in paths:  # a refused task is a task error of this run, not the end of the others
+                try:
+                    loaded.append(load_task(p))
+                except TaskError as exc:
+                    if len(paths) == 1:
+                        raise
+                    refused.append(printable(str(exc), newlines=False))
+            if not loaded:
+                raise UserError(f"no task could be loaded ({len(refused)} refused): {refused[0]}")
+            for line in refused:
+                console.print(f"[red]task error[/]: {escape(line)}", soft_wrap=True)
             ids = [t.id for t in loaded]
             dupes = sorted({i for i in ids if ids.count(i) > 1})
             if dupes:
@@ -251,3 +265,6 @@ def register(app: typer.Typer) -> None:
                 console.print(line, markup=False, highlight=False, soft_wrap=True)
         for name, path in sorted(files.items()):
             console.print(f"  {name}: {path}", markup=False, highlight=False, soft_wrap=True)
+        if refused:
+            console.print(f"{len(refused)} task(s) refused (task errors above); the others ran", soft_wrap=True)
+            raise typer.Exit(1)
