@@ -167,6 +167,7 @@ def register(app: typer.Typer) -> None:
         from skillworks.report import read_summary, write_reports
         from skillworks.report.headline import headline_lines
         from skillworks.tasks import discover_tasks, load_task
+        from skillworks.tasks.layout import dataset_root, dataset_root_of
 
         console = Console(stderr=True)
         refused: list[str] = []
@@ -176,7 +177,10 @@ def register(app: typer.Typer) -> None:
                 raise UserError(f"--resume continues the run as it was planned; drop {', '.join(given)}")
             spec = RunStore(resume).read_spec()
             run_dir = resume
-            loaded = [load_task(Path(t.path)) for t in spec.tasks]
+            loaded = []
+            for t in spec.tasks:  # links to sibling tasks: within the dir that holds the task (as planned)
+                with dataset_root(Path(t.path).parent):
+                    loaded.append(load_task(Path(t.path)))
             update: dict[str, Any] = {"tasks": [task_ref(t) for t in loaded]}
             if _from_command_line(ctx, "concurrency"):  # how many trials run at once may change on resume
                 update["concurrency"] = concurrency
@@ -189,7 +193,8 @@ def register(app: typer.Typer) -> None:
             loaded = []
             for p in paths:  # a refused task is a task error of this run, not the end of the others
                 try:
-                    loaded.append(load_task(p))
+                    with dataset_root(dataset_root_of(p, tasks)):  # links to sibling tasks inside it allowed
+                        loaded.append(load_task(p))
                 except TaskError as exc:
                     if len(paths) == 1:
                         raise

@@ -7,6 +7,9 @@ import os
 import re
 import types
 import typing
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -58,14 +61,50 @@ def select_dir(root: Path, choices: tuple[DirChoice, ...]) -> tuple[Path, DirCho
     return None
 
 
+# the dataset root given on the command line (`run DIR`, `tasks check DIR`): links from a task to a
+# sibling task inside it are allowed (BenchFlow's examples share verifiers and oracles that way)
+_DATASET_ROOT: ContextVar[Path | None] = ContextVar("skillworks_dataset_root", default=None)
+
+
+@contextmanager
+def dataset_root(path: Path | None) -> Iterator[None]:
+    """While active, a task's links may also resolve inside `path` (a dir of tasks), not only its own dir."""
+    token = _DATASET_ROOT.set(path.resolve() if path is not None and path.is_dir() else None)
+    try:
+        yield
+    finally:
+        _DATASET_ROOT.reset(token)
+
+
+def dataset_root_of(task_dir: Path, given: Iterable[Path | str]) -> Path | None:
+    """The path given on the command line that holds `task_dir` (the nearest), or None."""
+    real = task_dir.resolve()
+    holders = [Path(g).resolve() for g in given]
+    holders = [h for h in holders if h == real or h in real.parents]
+    return max(holders, key=lambda h: len(h.parts)) if holders else None
+
+
+def _allowed(real: Path, root: Path) -> bool:
+    bounds = [root.resolve()]
+    dataset = _DATASET_ROOT.get()
+    if dataset is not None and (bounds[0] == dataset or dataset in bounds[0].parents):
+        bounds.append(dataset)
+    return any(real == b or b in real.parents for b in bounds)
+
+
+def _bound(root: Path) -> str:
+    dataset = _DATASET_ROOT.get()
+    return "the task directory" if dataset is None or dataset == root.resolve() else "the dataset root"
+
+
 def inside_task(root: Path, path: Path) -> Path:
     """`path` with its symlinks resolved; a TaskError when it resolves outside the task directory
-    `root` (the task would depend on files that are not part of it, and uploads would carry them)."""
-    real_root = root.resolve()
+    `root` and outside the active ``dataset_root`` (the task would depend on files that are not part
+    of the dataset, and uploads would carry them)."""
     real = path.resolve()
-    if real != real_root and real_root not in real.parents:
+    if not _allowed(real, root):
         raise TaskError(
-            f"{path.relative_to(root).as_posix()} is a symlink to {real}, outside the task directory; "
+            f"{path.relative_to(root).as_posix()} is a symlink to {real}, outside {_bound(root)}; "
             "copy it into the task instead",
             path,
         )
@@ -82,10 +121,9 @@ def check_links_inside(root: Path, directory: Path) -> None:
                     real = path.resolve(strict=True)
                 except (OSError, RuntimeError):
                     raise TaskError(f"symlink {name} -> {os.readlink(path)} is broken or loops", path) from None
-                real_root = root.resolve()
-                if real != real_root and real_root not in real.parents:
+                if not _allowed(real, root):
                     raise TaskError(
-                        f"symlink {name} points outside the task directory ({real}); copy the file into the task",
+                        f"symlink {name} points outside {_bound(root)} ({real}); copy the file into the task",
                         path,
                     )
 

@@ -132,3 +132,31 @@ def test_a_normal_workdir_still_loads(tmp_path: Path) -> None:
     )
     result = runner.invoke(app, ["tasks", "check", str(tmp_path)], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
+
+
+def test_links_to_a_sibling_task_inside_the_given_dataset_root_are_allowed(tmp_path: Path) -> None:
+    """Issue 30: BenchFlow's examples link `environment/`, `oracle/`, `verifier/` to a sibling task."""
+    data = tmp_path / "dataset"
+    shutil.copytree(FIXTURES / "md-csv-revenue", data / "base")
+    linked = data / "linked"
+    linked.mkdir()
+    md = (data / "base" / "task.md").read_text().replace("md-csv-revenue", "md-csv-linked")
+    (linked / "task.md").write_text(md)
+    for sub in ("environment", "tests", "oracle", "verifier", "solution"):
+        if (data / "base" / sub).exists():
+            (linked / sub).symlink_to(Path("..") / "base" / sub)
+    outside = tmp_path / "elsewhere"
+    shutil.copytree(FIXTURES / "md-csv-revenue", outside)
+    escaping = data / "escaping"
+    shutil.copytree(FIXTURES / "md-csv-revenue", escaping, ignore=shutil.ignore_patterns("environment"))
+    (escaping / "task.md").write_text(md.replace("md-csv-linked", "md-csv-escaping"))
+    (escaping / "environment").symlink_to(outside / "environment")
+    result = runner.invoke(app, ["tasks", "check", str(data), "--json"])
+    assert result.exit_code == 1, result.output
+    rows = {Path(r["task"]).name: r for r in json.loads(result.output)}
+    assert "outside the dataset root" in json.dumps(rows["escaping"])
+    assert "outside" not in json.dumps(rows["linked"]) and "outside" not in json.dumps(rows["base"])
+    # given alone, the linked task's dataset root is its own dir: the sibling link is refused
+    alone = runner.invoke(app, ["tasks", "check", str(linked), "--json"])
+    assert alone.exit_code != 0
+    assert "outside the task directory" in alone.output + str(alone.exception)
