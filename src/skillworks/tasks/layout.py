@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import types
 import typing
 from collections.abc import Iterable, Iterator
@@ -74,6 +75,32 @@ def dataset_root(path: Path | None) -> Iterator[None]:
         yield
     finally:
         _DATASET_ROOT.reset(token)
+
+
+# task.md, task.toml and instruction.md hold an instruction and its settings, never data: past this
+# they are refused before a byte is read (a 2 GB sparse instruction is never read nor copied)
+TASK_FILE_MAX_BYTES = 1024 * 1024
+
+
+def read_task_text(path: Path, limit: int = TASK_FILE_MAX_BYTES) -> str:
+    """The UTF-8 text of a task file; a TaskError naming it when it is not a regular file, is larger
+    than `limit` (checked with stat first) or is not UTF-8."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise TaskError(f"{path.name} cannot be read: {os.strerror(exc.errno or 0)}", path) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise TaskError(f"{path.name} is not a regular file", path)
+    if info.st_size > limit:
+        raise TaskError(f"{path.name} is {info.st_size} bytes, over the {limit}-byte limit for task files", path)
+    with path.open("rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise TaskError(f"{path.name} grew past the {limit}-byte limit for task files", path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TaskError(f"{path.name} is not valid UTF-8", path) from None
 
 
 def dataset_root_of(task_dir: Path, given: Iterable[Path | str]) -> Path | None:

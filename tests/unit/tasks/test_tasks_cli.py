@@ -160,3 +160,21 @@ def test_links_to_a_sibling_task_inside_the_given_dataset_root_are_allowed(tmp_p
     alone = runner.invoke(app, ["tasks", "check", str(linked), "--json"])
     assert alone.exit_code != 0
     assert "outside the task directory" in alone.output + str(alone.exception)
+
+
+@pytest.mark.parametrize("fixture", ["md-csv-revenue", "harbor-word-count"])
+def test_a_2gb_sparse_instruction_is_refused_unread(tmp_path: Path, fixture: str) -> None:
+    """Issue 30: a 2 GB sparse instruction was read densely (6 GB RSS) and `tasks check` hung."""
+    import resource
+
+    task = tmp_path / "big"
+    shutil.copytree(FIXTURES / fixture, task)
+    name = "task.md" if fixture.startswith("md-") else "instruction.md"
+    with (task / name).open("r+b") as f:
+        f.truncate(2 << 30)  # sparse: 2 GB of size, no blocks
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = runner.invoke(app, ["tasks", "check", str(tmp_path), "--json"])
+    assert result.exit_code == 1, result.output
+    [row] = json.loads(result.output)
+    assert f"{name} is {2 << 30} bytes, over the" in json.dumps(row)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 256 * 1024  # KiB: never read
