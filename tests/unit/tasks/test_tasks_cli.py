@@ -178,3 +178,21 @@ def test_a_2gb_sparse_instruction_is_refused_unread(tmp_path: Path, fixture: str
     [row] = json.loads(result.output)
     assert f"{name} is {2 << 30} bytes, over the" in json.dumps(row)
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 256 * 1024  # KiB: never read
+
+
+def test_a_2gb_sparse_skill_asset_is_refused_unread(tmp_path: Path) -> None:
+    """Issue 30: a 2 GB sparse skill asset was read and copied densely before staging."""
+    import resource
+
+    task = tmp_path / "big"
+    shutil.copytree(FIXTURES / "md-csv-revenue", task)
+    skill = task / "environment" / "skills" / "csv-helper"
+    (skill / "assets").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: csv-helper\ndescription: Sums CSV columns.\n---\n\nUse it.\n")
+    with (skill / "assets" / "table.bin").open("wb") as f:
+        f.truncate(2 << 30)  # sparse: 2 GB of size, no blocks
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = runner.invoke(app, ["tasks", "check", str(tmp_path), "--json"])
+    assert result.exit_code == 1, result.output
+    assert f"assets/table.bin is {2 << 30} bytes; a skill file may hold at most" in result.output
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 256 * 1024  # KiB: never read
