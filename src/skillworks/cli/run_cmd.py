@@ -258,7 +258,12 @@ def register(app: typer.Typer) -> None:
         except (KeyboardInterrupt, asyncio.CancelledError):
             console.print(f"[yellow]interrupted[/]: recorded results are kept; continue with --resume {run_dir}")
             raise typer.Exit(130) from None
-        files = write_reports(run_dir)
+        except OSError as exc:  # a full disk: named by the run dir when the write did not name its file
+            raise _named(exc, run_dir) from None
+        try:
+            files = write_reports(run_dir)
+        except OSError as exc:
+            raise _named(exc, run_dir) from None
         errors = sum(1 for r in outcome.results if r.outcome == "error")
         console.print(
             f"ran {len(outcome.results)} trial(s) ({outcome.skipped} already recorded, {errors} error(s)); "
@@ -273,3 +278,10 @@ def register(app: typer.Typer) -> None:
         if refused:
             console.print(f"{len(refused)} task(s) refused (task errors above); the others ran", soft_wrap=True)
             raise typer.Exit(1)
+
+
+def _named(exc: OSError, run_dir: Path) -> OSError:
+    """`exc` naming a file: its own, else the run dir (a failed write() names none)."""
+    if exc.filename is None:
+        return OSError(exc.errno, exc.strerror, str(run_dir))
+    return exc

@@ -416,4 +416,7 @@ class Gateway:
 
     def _record(self, trial: _Trial, call: GatewayCall) -> None:
         trial.calls.append(call)
-        append_call(trial.channel.log_path, call)
+        try:
+            append_call(trial.channel.log_path, call)
+        except OSError as exc:  # a full disk: the call stays in memory, the answer still goes out
+            log.warning("gateway: cannot record a call in %s: %s", trial.channel.log_path, exc.strerror or exc)
