@@ -18,8 +18,16 @@ Phase = Literal["setup", "staging", "agent", "verify", "internal"]
 # "sandbox_broken": the agent left the sandbox unable to grade it (e.g. exhausted its processes or
 # made /logs unusable): the agent's failure, not an infrastructure error (see README, Security);
 # "token_budget": the trial used more tokens than its budget (--max-trial-tokens): ended unverified, reward 0
+# "reward_file_refused": a reward file was a link, a FIFO or another special file, past its size cap, or
+# reward.txt and reward.json disagreed (what only a process of the agent's leaves; reward 0)
 FailureMode = Literal[
-    "timeout", "execution_error", "no_output", "verification_failed", "sandbox_broken", "token_budget"
+    "timeout",
+    "execution_error",
+    "no_output",
+    "verification_failed",
+    "sandbox_broken",
+    "token_budget",
+    "reward_file_refused",
 ]
 UsageSource = Literal["gateway", "harness", "none"]
 
@@ -132,7 +140,9 @@ class TrialResult(BaseModel):
     rewards: dict[str, float] = Field(default_factory=dict)
     outcome: Outcome
     failure_mode: FailureMode | None = None
-    failure_detail: str | None = Field(default=None, description="what the agent broke (failure_mode sandbox_broken)")
+    failure_detail: str | None = Field(
+        default=None, description="what the agent broke (failure_mode sandbox_broken, reward_file_refused)"
+    )
     error: TrialError | None = None
     timings: Timings = Timings()
     usage: Usage = Usage()

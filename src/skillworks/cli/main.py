@@ -3,8 +3,10 @@ exposes `register(app)`; commands only parse flags and call the library."""
 
 from __future__ import annotations
 
+import errno
 import importlib
 import logging
+import os
 import sys
 from typing import Any
 
@@ -89,6 +91,19 @@ def main() -> None:
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         sys.exit(130)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        # a full disk under --out: one line, not a traceback; what was recorded stays (results.jsonl
+        # lines are whole) and `run --resume` continues once there is room
+        code = errno.errorcode[exc.errno]
+        where = exc.filename or "the output directory"
+        typer.echo(
+            f"error: {where}: {os.strerror(exc.errno)} ({code}); results recorded so far are kept: "
+            "free space, then continue with `skillworks run --resume RUN_DIR`",
+            err=True,
+        )
+        sys.exit(1)
 
 
 if __name__ == "__main__":

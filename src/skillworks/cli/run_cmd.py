@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from skillworks._aio import run_async
+from skillworks._printable import printable
 from skillworks.cli._container_flags import (
     CaBundle,
     ContainerBuildFlags,
@@ -23,7 +25,7 @@ from skillworks.cli._container_flags import (
     ImageRegistryTlsVerify,
     container_env_options,
 )
-from skillworks.errors import UserError
+from skillworks.errors import TaskError, UserError
 
 if TYPE_CHECKING:
     from skillworks.experiment.campaign import CampaignLimits
@@ -265,18 +267,23 @@ def register(app: typer.Typer) -> None:
         from skillworks.report import read_summary, write_reports
         from skillworks.report.headline import headline_lines
         from skillworks.tasks import discover_tasks, load_task
+        from skillworks.tasks.layout import dataset_root, dataset_root_of
 
         console = Console(stderr=True)
         limits = _campaign_limits(retry_errors, max_consecutive_errors, max_cost, max_tokens)
         if retry_errors is not None and resume is None:
             raise UserError("--retry-errors needs --resume RUN_DIR (it runs a recorded run's errored trials again)")
+        refused: list[str] = []
         if resume is not None:
             given = _given_on_command_line(ctx, keep={"resume", "concurrency", *_EXECUTOR_FLAGS, *_CAMPAIGN_FLAGS})
             if given:
                 raise UserError(f"--resume continues the run as it was planned; drop {', '.join(given)}")
             spec = RunStore(resume).read_spec()
             run_dir = resume
-            loaded = [load_task(Path(t.path)) for t in spec.tasks]
+            loaded = []
+            for t in spec.tasks:  # links to sibling tasks: within the dir that holds the task (as planned)
+                with dataset_root(Path(t.path).parent):
+                    loaded.append(load_task(Path(t.path)))
             update: dict[str, Any] = {"tasks": [task_ref(t) for t in loaded]}
             if _from_command_line(ctx, "concurrency"):  # how many trials run at once may change on resume
                 update["concurrency"] = concurrency
@@ -286,7 +293,19 @@ def register(app: typer.Typer) -> None:
                 raise UserError("give at least one task directory (or --resume RUN_DIR)")
             agents = _split(agent) or ["oracle"]
             paths = discover_tasks(tasks)
-            loaded = [load_task(p) for p in paths]
+            loaded = []
+            for p in paths:  # a refused task is a task error of this run, not the end of the others
+                try:
+                    with dataset_root(dataset_root_of(p, tasks)):  # links to sibling tasks inside it allowed
+                        loaded.append(load_task(p))
+                except TaskError as exc:
+                    if len(paths) == 1:
+                        raise
+                    refused.append(printable(str(exc), newlines=False))
+            if not loaded:
+                raise UserError(f"no task could be loaded ({len(refused)} refused): {refused[0]}")
+            for line in refused:
+                console.print(f"[red]task error[/]: {escape(line)}", soft_wrap=True)
             ids = [t.id for t in loaded]
             dupes = sorted({i for i in ids if ids.count(i) > 1})
             if dupes:
@@ -366,7 +385,12 @@ def register(app: typer.Typer) -> None:
         except (KeyboardInterrupt, asyncio.CancelledError):
             console.print(f"[yellow]interrupted[/]: recorded results are kept; continue with --resume {run_dir}")
             raise typer.Exit(130) from None
-        files = write_reports(run_dir)
+        except OSError as exc:  # a full disk: named by the run dir when the write did not name its file
+            raise _named(exc, run_dir) from None
+        try:
+            files = write_reports(run_dir)
+        except OSError as exc:
+            raise _named(exc, run_dir) from None
         errors = sum(1 for r in outcome.results if r.outcome == "error")
         retried = f", {outcome.retried} retried" if outcome.retried else ""
         console.print(
@@ -380,3 +404,13 @@ def register(app: typer.Typer) -> None:
         for name, path in sorted(files.items()):
             console.print(f"  {name}: {path}", markup=False, highlight=False, soft_wrap=True)
         _report_stop(console, outcome, run_dir)
+        if refused:
+            console.print(f"{len(refused)} task(s) refused (task errors above); the others ran", soft_wrap=True)
+            raise typer.Exit(1)
+
+
+def _named(exc: OSError, run_dir: Path) -> OSError:
+    """`exc` naming a file: its own, else the run dir (a failed write() names none)."""
+    if exc.filename is None:
+        return OSError(exc.errno, exc.strerror, str(run_dir))
+    return exc

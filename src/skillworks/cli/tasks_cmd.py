@@ -130,6 +130,7 @@ def check(
     from skillworks.check import leakage_task_issues
     from skillworks.errors import UserError
     from skillworks.tasks import detect_format, discover_tasks, load_task, validate_task
+    from skillworks.tasks.layout import dataset_root, dataset_root_of
 
     if env not in _ENVS:
         raise UserError(f"--env must be one of {', '.join(_ENVS)}, not {env!r}")
@@ -138,12 +139,14 @@ def check(
     as_json = as_json or fmt == "json"
     rows: list[_Row] = []
     for task_dir in discover_tasks(paths):
-        issues = validate_task(task_dir)
-        row = _Row(path=task_dir, fmt=detect_format(task_dir) or "?", issues=issues)
-        if not any(i.severity == "error" for i in issues):
-            row.task = load_task(task_dir)
-            # leakage audit: does a skill give away the oracle's commands or the verifier's answers?
-            row.issues = [*row.issues, *leakage_task_issues(row.task)]
+        # links to a sibling task inside the dataset dir given here are allowed, outside it refused
+        with dataset_root(dataset_root_of(task_dir, paths)):
+            issues = validate_task(task_dir)
+            row = _Row(path=task_dir, fmt=detect_format(task_dir) or "?", issues=issues)
+            if not any(i.severity == "error" for i in issues):
+                row.task = load_task(task_dir)
+                # leakage audit: does a skill give away the oracle's commands or the verifier's answers?
+                row.issues = [*row.issues, *leakage_task_issues(row.task)]
         rows.append(row)
     if oracle:
         options = container_env_options(

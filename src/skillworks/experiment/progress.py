@@ -23,6 +23,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from skillworks._printable import printable
 from skillworks.results import TrialResult
 
 SUMMARY_INTERVAL_SEC = 30.0
@@ -84,9 +85,10 @@ def trial_line(result: TrialResult, done: int, total: int) -> str:
     width = len(str(total))
     reward = "—" if result.reward is None else f"{result.reward:.2f}"
     seconds = result.timings.total_sec
-    line = f"[{done:>{width}}/{total}] {result.trial_id}  {result.outcome}  reward {reward}  {seconds:.1f}s"
+    trial_id = printable(result.trial_id, newlines=False)  # an id from a task dir: no terminal controls
+    line = f"[{done:>{width}}/{total}] {trial_id}  {result.outcome}  reward {reward}  {seconds:.1f}s"
     if result.error is not None:
-        line += f"  ({result.error.phase}/{result.error.category})"
+        line += f"  ({result.error.phase}/{printable(result.error.category, newlines=False)})"
     return line
 
 

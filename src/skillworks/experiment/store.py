@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import logging
@@ -74,10 +75,19 @@ class RunStore:
     def append(self, result: TrialResult) -> None:
         """Append one result durably (one write, flushed and fsynced) so a SIGKILL loses at most this line."""
         line = result.model_dump_json() + "\n"
+        data = line.encode()
         fd = os.open(self.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            os.write(fd, line.encode())
-            os.fsync(fd)
+            before = os.fstat(fd).st_size
+            try:
+                written = os.write(fd, data)
+                if written != len(data):  # a disk that filled mid-line: no torn line is left behind
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self.results_path))
+                os.fsync(fd)
+            except OSError as exc:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, before)
+                raise OSError(exc.errno, exc.strerror, str(self.results_path)) from None
         finally:
             os.close(fd)
 

@@ -27,6 +27,7 @@ from skillworks.agents.phase import run_agent_phase
 from skillworks.errors import StagingError, UserError, VerifierError
 from skillworks.experiment.fresh_verify import OutputsCopy, copy_outputs, verifier_sandbox
 from skillworks.experiment.plan import TrialSpec
+from skillworks.grading.reward_files import RewardFileRefused
 from skillworks.grading.verifier import VerifierResult, run_verifier, verifier_dirs, verifier_exec
 from skillworks.provision.conditions import Condition, SkillSet, get_condition
 from skillworks.provision.sources import SkillProvision, SourceRequest, provide_skills
@@ -241,6 +242,9 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
                     verdict = await run_verifier(
                         spec.task, sandbox, verifier_dir, reset=False, uploaded=ended.uploaded, result=ended.then_result
                     )
+            except RewardFileRefused:
+                paths["verifier"] = _rel(verifier_dir, tenv.run_dir)
+                raise
             except VerifierError as exc:
                 raise _TrialFailure("verifier_error", str(exc), "verify") from exc
             finally:
@@ -254,6 +258,9 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
     except _OverBudget as exc:  # the agent spent more tokens than the trial may: its failure, ungraded
         broken = str(exc)
         failure_mode = "token_budget"
+    except RewardFileRefused as exc:  # a link, FIFO, oversized or contradicting reward file: the agent's
+        broken = str(exc)
+        failure_mode = "reward_file_refused"
     except _TrialFailure as failure:
         error = TrialError(category=failure.category, message=failure.message, phase=failure.phase)
     except Exception as exc:  # a bug or an unexpected failure: recorded with its traceback, never a 0,

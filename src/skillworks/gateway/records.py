@@ -44,6 +44,11 @@ class GatewayCall(BaseModel):
     input_tokens: int = Field(default=0, description="all prompt tokens, cached ones included")
     output_tokens: int = 0
     cached_tokens: int = Field(default=0, description="cached prompt tokens (subset of input_tokens)")
+    input_tokens_estimated: bool = Field(
+        default=False,
+        description="input_tokens counted from the request (one token per 4 characters): the call was cut off "
+        "(error_class cancelled) before the provider reported its usage; the prompt was sent all the same",
+    )
     cost_usd: float = 0.0
     cost_source: CostSource = "none"
     latency_ms: float = 0.0
@@ -91,8 +96,9 @@ def read_calls(path: Path) -> list[GatewayCall]:
 def usage_totals(log_path: Path | list[GatewayCall]) -> Usage:
     """Sum of the model calls in a gateway.jsonl (or a list of calls), as a results.Usage."""
     calls = read_calls(log_path) if isinstance(log_path, Path) else log_path
-    # a call cut off by the trial's end while merely slow is the agent's timeout, not a model failure
-    model_calls = [c for c in calls if c.is_model_call and c.error_class != "cancelled"]
+    # a call cut off by the trial's end still sent its prompt: its (estimated) input tokens count
+    sent = [c for c in calls if c.is_model_call]
+    model_calls = [c for c in sent if c.error_class != "cancelled"]
     sources = {c.cost_source for c in model_calls if c.status == "ok"}
     cost_source: str | None
     if not model_calls:
@@ -104,11 +110,11 @@ def usage_totals(log_path: Path | list[GatewayCall]) -> Usage:
     else:
         cost_source = "mixed:" + ",".join(sorted(sources))
     return Usage(
-        input_tokens=sum(c.input_tokens for c in model_calls),
-        output_tokens=sum(c.output_tokens for c in model_calls),
-        cached_tokens=sum(c.cached_tokens for c in model_calls),
-        cost_usd=round(sum(c.cost_usd for c in model_calls), 10),
-        calls=len(model_calls),
+        input_tokens=sum(c.input_tokens for c in sent),
+        output_tokens=sum(c.output_tokens for c in sent),
+        cached_tokens=sum(c.cached_tokens for c in sent),
+        cost_usd=round(sum(c.cost_usd for c in sent), 10),
+        calls=len(sent),
         source="gateway",
         cost_source=cost_source,
     )

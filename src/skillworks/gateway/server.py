@@ -340,12 +340,12 @@ class Gateway:
                 err = GatewayError(last.error_class, f"{last.message} (still retrying when the trial ended)")
             else:
                 err = GatewayError("cancelled", "the trial was closed while this call was in flight")
-            self._record(
-                trial,
-                self._call(
-                    trial, ts, started, "POST", path, wire, error=err, body=body, attempts=len(failed_attempts) + 1
-                ),
+            call = self._call(
+                trial, ts, started, "POST", path, wire, error=err, body=body, attempts=len(failed_attempts) + 1
             )
+            if err.error_class == "cancelled":  # the prompt went out: its tokens are counted from the request
+                call.input_tokens, call.input_tokens_estimated = estimate_tokens(request_chars(req)), True
+            self._record(trial, call)
             raise
         finally:
             if current is not None:
@@ -476,4 +476,7 @@ class Gateway:
 
     def _record(self, trial: _Trial, call: GatewayCall) -> None:
         trial.calls.append(call)
-        append_call(trial.channel.log_path, call)
+        try:
+            append_call(trial.channel.log_path, call)
+        except OSError as exc:  # a full disk: the call stays in memory, the answer still goes out
+            log.warning("gateway: cannot record a call in %s: %s", trial.channel.log_path, exc.strerror or exc)

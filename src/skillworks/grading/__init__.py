@@ -10,7 +10,8 @@ from skillworks._lazy import lazy_exports
 if TYPE_CHECKING:
     from skillworks.grading.ctrf import read_ctrf
     from skillworks.grading.graders import ENTRY_POINT_GROUP, Grader, entry_point_graders, load_grader, run_grader
-    from skillworks.grading.verifier import VerifierResult, read_reward, run_verifier
+    from skillworks.grading.reward_files import RewardFileRefused, read_reward
+    from skillworks.grading.verifier import VerifierResult, run_verifier
 
 _LAZY = {
     "read_ctrf": "skillworks.grading.ctrf",
@@ -20,13 +21,15 @@ _LAZY = {
     "load_grader": "skillworks.grading.graders",
     "run_grader": "skillworks.grading.graders",
     "VerifierResult": "skillworks.grading.verifier",
-    "read_reward": "skillworks.grading.verifier",
+    "read_reward": "skillworks.grading.reward_files",
+    "RewardFileRefused": "skillworks.grading.reward_files",
     "run_verifier": "skillworks.grading.verifier",
 }
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "Grader",
+    "RewardFileRefused",
     "VerifierResult",
     "entry_point_graders",
     "load_grader",

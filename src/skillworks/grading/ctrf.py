@@ -11,15 +11,24 @@ import json
 from pathlib import Path
 from typing import Any
 
+from skillworks.errors import VerifierError
+from skillworks.grading.reward_files import read_capped
 from skillworks.results import TestResult
+
+# a CTRF report lists tests, not their output: past this it is not a report a verifier wrote
+CTRF_MAX_BYTES = 32 * 1024 * 1024
 
 
 def read_ctrf(path: Path) -> list[TestResult]:
-    """Tests of a CTRF report. A malformed report yields no tests (the reward file is the record)."""
+    """Tests of a CTRF report. A missing or malformed report, a link, a special file or one past
+    CTRF_MAX_BYTES yields no tests (the reward file is the record; links are never followed)."""
     try:
-        data: Any = json.loads(path.read_text())
+        raw = read_capped(path, CTRF_MAX_BYTES)
+        if raw is None:
+            return []
+        data: Any = json.loads(raw)
         tests = data["results"]["tests"]
-    except (OSError, ValueError, KeyError, TypeError):
+    except (VerifierError, OSError, ValueError, KeyError, TypeError):
         return []
     out: list[TestResult] = []
     fallback = _report_unit(data, tests)

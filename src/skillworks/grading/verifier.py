@@ -1,19 +1,19 @@
 """Runs a task's verifier after the agent and reads its reward.
 
 The verifier's files reach the sandbox only here, after the agent has finished. The reward comes from
-`/logs/verifier/reward.json` (named values) else `/logs/verifier/reward.txt` (one float). A missing or
-garbled reward is a VerifierError, never a 0."""
+`/logs/verifier/reward.json` (named values) else `/logs/verifier/reward.txt` (one float), read as
+`reward_files` says (no links followed, special and oversized files refused as the agent's failure). A
+missing or garbled reward is a VerifierError, never a 0."""
 
 from __future__ import annotations
 
-import contextlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillworks.errors import VerifierError
 from skillworks.grading.ctrf import read_ctrf
-from skillworks.results import TestResult, reward_problem
+from skillworks.grading.reward_files import REWARD_FILE_NAMES, RewardFileRefused, read_reward
+from skillworks.results import TestResult
 from skillworks.sandbox.base import ExecRequest, ExecResult, Sandbox
 from skillworks.tasks.model import Task
 
@@ -38,44 +38,6 @@ class VerifierResult:
     tests: list[TestResult] = field(default_factory=list)
     exit_code: int = 0
     duration_sec: float = 0.0
-
-
-def _as_reward(value: object, where: str) -> float:
-    """A reward is a finite number in [0, 1]; anything else is the verifier's error (never clipped)."""
-    problem = reward_problem(value)
-    if problem is not None:
-        raise VerifierError(f"{where}: {problem}")
-    assert isinstance(value, int | float)
-    return float(value)
-
-
-def read_reward(log_dir: Path) -> tuple[float, dict[str, float]]:
-    """Reward from a downloaded verifier log dir: reward.json wins over reward.txt.
-
-    reward.json holds named values; the trial's reward is its `reward` key, else its only value, else
-    the mean of all values."""
-    json_path, txt_path = log_dir / "reward.json", log_dir / "reward.txt"
-    if json_path.is_file():
-        try:
-            data = json.loads(json_path.read_text())
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise VerifierError(f"reward.json is not valid JSON: {exc}") from None
-        if not isinstance(data, dict) or not data:
-            raise VerifierError("reward.json must be a non-empty object of named numeric values")
-        rewards = {str(k): _as_reward(v, f"reward.json[{k!r}]") for k, v in data.items()}
-        if "reward" in rewards:
-            return rewards["reward"], rewards
-        if len(rewards) == 1:
-            return next(iter(rewards.values())), rewards
-        return sum(rewards.values()) / len(rewards), rewards
-    if txt_path.is_file():
-        text = txt_path.read_text(errors="replace").strip()
-        try:
-            reward = _as_reward(float(text), "reward.txt")
-        except ValueError:
-            raise VerifierError(f"reward.txt does not hold one number: {text[:80]!r}") from None
-        return reward, {"reward": reward}
-    raise VerifierError("the verifier wrote no reward (expected /logs/verifier/reward.txt or reward.json)")
 
 
 def verifier_dirs(task: Task) -> list[str]:
@@ -138,15 +100,36 @@ async def run_verifier(
         )
     (out_dir / "stderr.txt").write_text(result.stderr)
     logs = out_dir / "logs"
-    with contextlib.suppress(FileNotFoundError):  # no reward: read_reward says so below
+    try:
         await sandbox.download(VERIFIER_LOG_DIR, logs)
+    except FileNotFoundError:  # no reward: read_reward says so below
+        pass
+    except OSError as exc:  # e.g. a FIFO among the logs: refused when it is a reward file, else ours
+        await _refuse_undownloaded_reward(sandbox)
+        raise VerifierError(f"the verifier's logs could not be downloaded: {type(exc).__name__}") from None
     if result.timed_out:
         raise VerifierError(f"the verifier timed out after {verifier.timeout_sec:g}s")
     try:
         reward, rewards = read_reward(logs)
+    except RewardFileRefused:
+        raise
     except VerifierError as exc:
+        if not any((logs / name).exists() or (logs / name).is_symlink() for name in REWARD_FILE_NAMES):
+            await _refuse_undownloaded_reward(sandbox)
         raise VerifierError(f"{exc} (verifier exit code {result.exit_code}; see verifier/stderr.txt)") from None
-    tests = read_ctrf(logs / "ctrf.json") if (logs / "ctrf.json").is_file() else []
+    tests = read_ctrf(logs / "ctrf.json")
     return VerifierResult(
         reward=reward, rewards=rewards, tests=tests, exit_code=result.exit_code, duration_sec=result.duration_sec
     )
+
+
+async def _refuse_undownloaded_reward(sandbox: Sandbox) -> None:
+    """No reward file arrived: when the sandbox holds one the download left out or failed on (a link,
+    a FIFO, a device: downloads never follow or read those), that is a refused reward file."""
+    paths = " ".join(f"{VERIFIER_LOG_DIR}/{name}" for name in REWARD_FILE_NAMES)
+    odd = '[ -L "$p" ] || { [ -e "$p" ] && [ ! -f "$p" ]; }'
+    probe = f'for p in {paths}; do if {odd}; then echo "${{p##*/}}"; fi; done'
+    found = await sandbox.exec(probe, user=VERIFIER_USER, timeout=30)
+    names = [line for line in found.stdout.split() if line in REWARD_FILE_NAMES]
+    if found.ok and names:
+        raise RewardFileRefused(f"{names[0]} is not a regular file the download could copy (a link or a special file)")

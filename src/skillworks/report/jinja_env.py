@@ -11,6 +11,9 @@ from functools import cache
 from pathlib import Path
 
 import jinja2
+import markupsafe
+
+from skillworks._printable import printable
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
@@ -22,7 +25,9 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
         return None
     if not os.access(directory, os.W_OK):
         return None
-    return jinja2.FileSystemBytecodeCache(str(directory))
+    # the compiled code depends on the environment's options too (finalize is compiled in): bump the
+    # pattern's tag whenever they change, or templates compiled by an older skillworks would be reused
+    return jinja2.FileSystemBytecodeCache(str(directory), pattern="skillworks-env2-%s.cache")
 
 
 @cache
@@ -33,7 +38,16 @@ def environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         bytecode_cache=_bytecode_cache(),
+        finalize=_printable,
     )
+
+
+def _printable(value: object) -> object:
+    """Every printed string shows terminal controls and bidi overrides escaped (task ids, file names and
+    tool output come from task dirs and sandboxes); markup the templates built is left alone."""
+    if isinstance(value, str) and not isinstance(value, markupsafe.Markup):
+        return printable(value)
+    return value
 
 
 def template(name: str) -> jinja2.Template:

@@ -93,6 +93,12 @@ def _asset_kind(rel: str) -> AssetKind:
     return "other"
 
 
+# a skill's scripts, references and assets: 64 MiB a file, 256 MiB in all (the public corpus's largest
+# file is under 1 MiB); checked before a skill is read, hashed or staged
+SKILL_FILE_MAX_BYTES = 64 * 1024 * 1024
+SKILL_TOTAL_MAX_BYTES = 256 * 1024 * 1024
+
+
 def _sha256_file(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as fh:
@@ -126,8 +132,10 @@ def special_files(root: Path) -> list[str]:
     """Check a skill tree before anything copies or reads it: a symlink loop (a link that cannot be
     resolved, or a directory link to itself or an ancestor, which a copy following links would walk
     forever) is a SkillError naming the link; named pipes, sockets and device files (reading one
-    blocks) are returned as relative paths, to be skipped."""
+    blocks) are returned as relative paths, to be skipped. A file past SKILL_FILE_MAX_BYTES, or files
+    past SKILL_TOTAL_MAX_BYTES in all, are a SkillError (sizes from lstat: nothing is read)."""
     skipped: list[str] = []
+    total = 0
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         for name in sorted([*dirnames, *filenames]):
             path = Path(dirpath) / name
@@ -138,7 +146,16 @@ def special_files(root: Path) -> list[str]:
                 continue
             if stat.S_ISLNK(info.st_mode):
                 _check_link(path, rel)
-            elif not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+            elif stat.S_ISREG(info.st_mode):
+                # sizes from lstat, before any read or copy: a 2 GB sparse asset is refused, not staged
+                if info.st_size > SKILL_FILE_MAX_BYTES:
+                    raise SkillError(
+                        f"{rel} is {info.st_size} bytes; a skill file may hold at most {SKILL_FILE_MAX_BYTES}", path
+                    )
+                total += info.st_size
+                if total > SKILL_TOTAL_MAX_BYTES:
+                    raise SkillError(f"the skill's files pass {SKILL_TOTAL_MAX_BYTES} bytes in all (at {rel})", path)
+            elif not stat.S_ISDIR(info.st_mode):
                 skipped.append(rel)
     return skipped
 

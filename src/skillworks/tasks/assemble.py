@@ -6,6 +6,7 @@ import posixpath
 from pathlib import Path
 from typing import Any
 
+from skillworks._printable import printable
 from skillworks.errors import TaskError
 from skillworks.skills.package import hash_directory
 from skillworks.tasks.config import TaskConfig
@@ -20,6 +21,7 @@ from skillworks.tasks.layout import (
     require_entrypoint,
     resolve_workdir,
     select_dir,
+    workdir_problem,
 )
 from skillworks.tasks.model import Environment, ScriptDir, SourceFormat, Task
 
@@ -41,10 +43,15 @@ def assemble_task(
         env_dir = inside_task(root, env_dir)
     dockerfile = env_dir / "Dockerfile"
     sandbox = config.sandbox
+    workdir = resolve_workdir(sandbox.workdir, dockerfile if dockerfile.is_file() else None)
+    problem = workdir_problem(workdir)
+    if problem is not None:
+        where = "workdir" if sandbox.workdir else "the Dockerfile's WORKDIR"
+        raise TaskError(f"{where} {printable(workdir, newlines=False)!r} {problem}", config_path)
     environment = Environment(
         dir=env_dir if env_dir.is_dir() else None,
         dockerfile=dockerfile if dockerfile.is_file() else None,
-        workdir=resolve_workdir(sandbox.workdir, dockerfile if dockerfile.is_file() else None),
+        workdir=workdir,
         resources=sandbox.resources(config_path),
         network=sandbox.network_policy(),
         build_timeout_sec=sandbox.build_timeout_sec,

@@ -17,7 +17,13 @@ from pydantic import BaseModel, ValidationError
 from skillworks.errors import TaskError
 from skillworks.tasks.assemble import assemble_task
 from skillworks.tasks.config import TaskConfig, normalize_aliases
-from skillworks.tasks.layout import HARBOR_ORACLE_DIRS, HARBOR_VERIFIER_DIRS, nested_model, validation_message
+from skillworks.tasks.layout import (
+    HARBOR_ORACLE_DIRS,
+    HARBOR_VERIFIER_DIRS,
+    nested_model,
+    read_task_text,
+    validation_message,
+)
 from skillworks.tasks.model import Task
 
 TASK_TOML = "task.toml"
@@ -45,7 +51,7 @@ def _strip_unknown(data: dict[str, Any], model: type[BaseModel], prefix: str, ou
 def load_harbor(root: Path) -> Task:
     path = root / TASK_TOML
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = tomllib.loads(read_task_text(path))
     except tomllib.TOMLDecodeError as exc:
         raise TaskError(f"invalid TOML: {exc}", path) from None
     except UnicodeDecodeError:
@@ -61,10 +67,7 @@ def load_harbor(root: Path) -> Task:
     instruction_path = root / INSTRUCTION_MD
     if not instruction_path.is_file():
         raise TaskError("missing instruction: instruction.md does not exist", root)
-    try:
-        instruction = instruction_path.read_text(encoding="utf-8").strip()
-    except UnicodeDecodeError:
-        raise TaskError("instruction.md is not valid UTF-8", instruction_path) from None
+    instruction = read_task_text(instruction_path).strip()  # size-capped before a byte is read
     if not instruction:
         raise TaskError("missing instruction: instruction.md is empty", instruction_path)
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import types
 import typing
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -58,14 +62,76 @@ def select_dir(root: Path, choices: tuple[DirChoice, ...]) -> tuple[Path, DirCho
     return None
 
 
+# the dataset root given on the command line (`run DIR`, `tasks check DIR`): links from a task to a
+# sibling task inside it are allowed (BenchFlow's examples share verifiers and oracles that way)
+_DATASET_ROOT: ContextVar[Path | None] = ContextVar("skillworks_dataset_root", default=None)
+
+
+@contextmanager
+def dataset_root(path: Path | None) -> Iterator[None]:
+    """While active, a task's links may also resolve inside `path` (a dir of tasks), not only its own dir."""
+    token = _DATASET_ROOT.set(path.resolve() if path is not None and path.is_dir() else None)
+    try:
+        yield
+    finally:
+        _DATASET_ROOT.reset(token)
+
+
+# task.md, task.toml and instruction.md hold an instruction and its settings, never data: past this
+# they are refused before a byte is read (a 2 GB sparse instruction is never read nor copied)
+TASK_FILE_MAX_BYTES = 1024 * 1024
+
+
+def read_task_text(path: Path, limit: int = TASK_FILE_MAX_BYTES) -> str:
+    """The UTF-8 text of a task file; a TaskError naming it when it is not a regular file, is larger
+    than `limit` (checked with stat first) or is not UTF-8."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise TaskError(f"{path.name} cannot be read: {os.strerror(exc.errno or 0)}", path) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise TaskError(f"{path.name} is not a regular file", path)
+    if info.st_size > limit:
+        raise TaskError(f"{path.name} is {info.st_size} bytes, over the {limit}-byte limit for task files", path)
+    with path.open("rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise TaskError(f"{path.name} grew past the {limit}-byte limit for task files", path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TaskError(f"{path.name} is not valid UTF-8", path) from None
+
+
+def dataset_root_of(task_dir: Path, given: Iterable[Path | str]) -> Path | None:
+    """The path given on the command line that holds `task_dir` (the nearest), or None."""
+    real = task_dir.resolve()
+    holders = [Path(g).resolve() for g in given]
+    holders = [h for h in holders if h == real or h in real.parents]
+    return max(holders, key=lambda h: len(h.parts)) if holders else None
+
+
+def _allowed(real: Path, root: Path) -> bool:
+    bounds = [root.resolve()]
+    dataset = _DATASET_ROOT.get()
+    if dataset is not None and (bounds[0] == dataset or dataset in bounds[0].parents):
+        bounds.append(dataset)
+    return any(real == b or b in real.parents for b in bounds)
+
+
+def _bound(root: Path) -> str:
+    dataset = _DATASET_ROOT.get()
+    return "the task directory" if dataset is None or dataset == root.resolve() else "the dataset root"
+
+
 def inside_task(root: Path, path: Path) -> Path:
     """`path` with its symlinks resolved; a TaskError when it resolves outside the task directory
-    `root` (the task would depend on files that are not part of it, and uploads would carry them)."""
-    real_root = root.resolve()
+    `root` and outside the active ``dataset_root`` (the task would depend on files that are not part
+    of the dataset, and uploads would carry them)."""
     real = path.resolve()
-    if real != real_root and real_root not in real.parents:
+    if not _allowed(real, root):
         raise TaskError(
-            f"{path.relative_to(root).as_posix()} is a symlink to {real}, outside the task directory; "
+            f"{path.relative_to(root).as_posix()} is a symlink to {real}, outside {_bound(root)}; "
             "copy it into the task instead",
             path,
         )
@@ -82,10 +148,9 @@ def check_links_inside(root: Path, directory: Path) -> None:
                     real = path.resolve(strict=True)
                 except (OSError, RuntimeError):
                     raise TaskError(f"symlink {name} -> {os.readlink(path)} is broken or loops", path) from None
-                real_root = root.resolve()
-                if real != real_root and real_root not in real.parents:
+                if not _allowed(real, root):
                     raise TaskError(
-                        f"symlink {name} points outside the task directory ({real}); copy the file into the task",
+                        f"symlink {name} points outside {_bound(root)} ({real}); copy the file into the task",
                         path,
                     )
 
@@ -160,6 +225,28 @@ def dockerfile_skill_copies(dockerfile: Path) -> list[str]:
         if any(src.strip("\"'").rstrip("/").removeprefix("./") in ("skills", "skills/*") for src in sources):
             destinations.append(dest.strip("\"'"))
     return destinations
+
+
+# where the harness puts its own files (logs, verifier, oracle) or the kernel's: never a workspace
+RESERVED_DIRS = ("/logs", "/tests", "/verifier", "/oracle", "/solution", "/proc", "/sys", "/dev")
+
+
+def workdir_problem(workdir: str) -> str | None:
+    """Why `workdir` cannot be a task's workspace (not absolute, not normalised, a reserved dir), or None."""
+    if not workdir.startswith("/"):
+        return "must be an absolute path"
+    if any(ord(c) < 0x20 or c == "\x7f" for c in workdir):
+        return "must not hold control characters"
+    parts = workdir.split("/")[1:]
+    normal = "/" + "/".join(p for p in parts if p not in ("", "."))
+    if ".." in parts or (normal != workdir.rstrip("/") and workdir != "/"):
+        return "must be normalised (no '.', '..' or '//' components)"
+    if workdir == "/":
+        return "must not be / (the verifier's and the harness's dirs live there)"
+    for reserved in RESERVED_DIRS:
+        if normal == reserved or normal.startswith(reserved + "/"):
+            return f"must not be in {reserved} (reserved for the harness)"
+    return None
 
 
 def resolve_workdir(declared: str | None, dockerfile: Path | None) -> str:

@@ -17,7 +17,7 @@ from skillworks._frontmatter import split_yaml_frontmatter
 from skillworks.errors import TaskError
 from skillworks.tasks.assemble import assemble_task
 from skillworks.tasks.config import TaskDocumentConfig, normalize_aliases
-from skillworks.tasks.layout import TASK_MD_ORACLE_DIRS, TASK_MD_VERIFIER_DIRS, validation_message
+from skillworks.tasks.layout import TASK_MD_ORACLE_DIRS, TASK_MD_VERIFIER_DIRS, read_task_text, validation_message
 from skillworks.tasks.model import Task
 
 TASK_MD = "task.md"
@@ -78,10 +78,7 @@ def extract_instruction(body: str) -> tuple[str, dict[str, str]]:
 
 def load_task_md(root: Path) -> Task:
     path = root / TASK_MD
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise TaskError("task.md is not valid UTF-8", path) from None
+    text = read_task_text(path)  # size-capped before a byte is read
     frontmatter, body = split_task_md(text, path)
     unknown = [str(k) for k in frontmatter if k not in TOP_LEVEL_KEYS]
     if unknown:

@@ -168,3 +168,35 @@ async def test_closing_a_trial_cancels_and_records_an_in_flight_call(
     await client.aclose()
     [call] = read_calls(channel.log_path)
     assert (call.status, call.error_class) == ("error", "cancelled")
+
+
+async def test_an_in_flight_call_cut_off_by_the_trials_end_counts_the_tokens_it_sent(
+    scripted_gateway: Any, write_script: Callable[[Any], Path], uds_client: Any
+) -> None:
+    """Issue 30: a 300k-token prompt still in flight when the trial ends was recorded as 0 tokens. It is
+    recorded cancelled with the input tokens counted from the request, and the trial's usage has them
+    (scripted provider: the one test double; real HTTP over the trial's socket)."""
+    import asyncio
+
+    import httpx
+
+    from skillworks.gateway import usage_totals
+
+    prompt = "x" * 1_200_000  # 300,000 tokens at the gateway's 4 characters a token
+    gw, channel = await scripted_gateway(
+        write_script([{"text": "late", "delay_sec": 30}]), retry=RetryPolicy(timeout_sec=60)
+    )
+    client = uds_client(channel)
+    body = {"model": "m", "messages": [{"role": "user", "content": prompt}]}
+    pending = asyncio.create_task(client.post("http://gw/v1/chat/completions", json=body, timeout=60))
+    await asyncio.sleep(0.5)
+    await gw.close_trial(channel.trial_id)
+    with pytest.raises(httpx.HTTPError):
+        await pending
+    await client.aclose()
+    [call] = read_calls(channel.log_path)
+    assert (call.status, call.error_class) == ("error", "cancelled")
+    assert call.input_tokens == 300_000 and call.input_tokens_estimated
+    assert call.output_tokens == 0
+    usage = usage_totals(channel.log_path)
+    assert (usage.input_tokens, usage.calls) == (300_000, 1)

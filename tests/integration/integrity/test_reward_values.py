@@ -28,7 +28,7 @@ from skillworks.results import TrialResult, outcome_for
         ("reward.txt", "-2.5", "-2.5"),
         ("reward.txt", "nan", "nan"),
         ("reward.txt", "inf", "inf"),
-        ("reward.txt", "passed", "'passed'"),
+        ("reward.txt", "passed", "does not hold one number"),
         ("reward.json", '{"reward": 1.5}', "1.5"),
         ("reward.json", '{"a": 0.5, "b": NaN}', "nan"),
         ("reward.json", '{"reward": "1"}', "'1'"),

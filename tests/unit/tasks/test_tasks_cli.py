@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from skillworks.cli.main import app
@@ -91,3 +92,107 @@ def test_check_table_fits_80_columns_with_names_whole_and_format_json() -> None:
     assert as_json.exit_code == 0 and len(json.loads(as_json.output)) == 4
     bad = runner.invoke(app, ["tasks", "check", str(FIXTURES), "--format", "yaml"])
     assert bad.exit_code != 0 and "--format must be table or json" in str(bad.exception or bad.output)
+
+
+@pytest.mark.parametrize(
+    ("workdir", "problem"),
+    [
+        ("app/../../etc", "absolute"),
+        ("/app/../../etc", "normalised"),
+        ("/logs/verifier", "reserved"),
+        ("/tests", "reserved"),
+        ("/solution/x", "reserved"),
+        ("/", "must not be /"),
+    ],
+)
+def test_a_bad_workdir_is_a_task_error_naming_the_file(tmp_path: Path, workdir: str, problem: str) -> None:
+    """Issue 30: `workdir: app/../../etc` or `/logs/verifier` passed `tasks check`, then broke every trial."""
+    task = tmp_path / "bad"
+    shutil.copytree(FIXTURES / "md-csv-revenue", task)
+    md = task / "task.md"
+    md.write_text(
+        md.read_text().replace("  network_mode: no-network\n", f'  network_mode: no-network\n  workdir: "{workdir}"\n')
+    )
+    shutil.copytree(FIXTURES / "harbor-word-count", tmp_path / "fine")
+    result = runner.invoke(app, ["tasks", "check", str(tmp_path), "--json"])
+    assert result.exit_code == 1, result.output
+    rows = {Path(r["task"]).name: r for r in json.loads(result.output)}
+    messages = " ".join(str(p) for p in rows["bad"]["problems"]) if "problems" in rows["bad"] else str(rows["bad"])
+    assert "workdir" in messages and problem in messages
+    assert "task.md" in messages
+    assert not [p for p in rows["fine"].get("problems", []) if "error" in str(p).lower() and "workdir" in str(p)]
+
+
+def test_a_normal_workdir_still_loads(tmp_path: Path) -> None:
+    task = tmp_path / "ok"
+    shutil.copytree(FIXTURES / "md-csv-revenue", task)
+    md = task / "task.md"
+    md.write_text(
+        md.read_text().replace("  network_mode: no-network\n", "  network_mode: no-network\n  workdir: /srv/app/\n")
+    )
+    result = runner.invoke(app, ["tasks", "check", str(tmp_path)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+
+
+def test_links_to_a_sibling_task_inside_the_given_dataset_root_are_allowed(tmp_path: Path) -> None:
+    """Issue 30: BenchFlow's examples link `environment/`, `oracle/`, `verifier/` to a sibling task."""
+    data = tmp_path / "dataset"
+    shutil.copytree(FIXTURES / "md-csv-revenue", data / "base")
+    linked = data / "linked"
+    linked.mkdir()
+    md = (data / "base" / "task.md").read_text().replace("md-csv-revenue", "md-csv-linked")
+    (linked / "task.md").write_text(md)
+    for sub in ("environment", "tests", "oracle", "verifier", "solution"):
+        if (data / "base" / sub).exists():
+            (linked / sub).symlink_to(Path("..") / "base" / sub)
+    outside = tmp_path / "elsewhere"
+    shutil.copytree(FIXTURES / "md-csv-revenue", outside)
+    escaping = data / "escaping"
+    shutil.copytree(FIXTURES / "md-csv-revenue", escaping, ignore=shutil.ignore_patterns("environment"))
+    (escaping / "task.md").write_text(md.replace("md-csv-linked", "md-csv-escaping"))
+    (escaping / "environment").symlink_to(outside / "environment")
+    result = runner.invoke(app, ["tasks", "check", str(data), "--json"])
+    assert result.exit_code == 1, result.output
+    rows = {Path(r["task"]).name: r for r in json.loads(result.output)}
+    assert "outside the dataset root" in json.dumps(rows["escaping"])
+    assert "outside" not in json.dumps(rows["linked"]) and "outside" not in json.dumps(rows["base"])
+    # given alone, the linked task's dataset root is its own dir: the sibling link is refused
+    alone = runner.invoke(app, ["tasks", "check", str(linked), "--json"])
+    assert alone.exit_code != 0
+    assert "outside the task directory" in alone.output + str(alone.exception)
+
+
+@pytest.mark.parametrize("fixture", ["md-csv-revenue", "harbor-word-count"])
+def test_a_2gb_sparse_instruction_is_refused_unread(tmp_path: Path, fixture: str) -> None:
+    """Issue 30: a 2 GB sparse instruction was read densely (6 GB RSS) and `tasks check` hung."""
+    import resource
+
+    task = tmp_path / "big"
+    shutil.copytree(FIXTURES / fixture, task)
+    name = "task.md" if fixture.startswith("md-") else "instruction.md"
+    with (task / name).open("r+b") as f:
+        f.truncate(2 << 30)  # sparse: 2 GB of size, no blocks
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = runner.invoke(app, ["tasks", "check", str(tmp_path), "--json"])
+    assert result.exit_code == 1, result.output
+    [row] = json.loads(result.output)
+    assert f"{name} is {2 << 30} bytes, over the" in json.dumps(row)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 256 * 1024  # KiB: never read
+
+
+def test_a_2gb_sparse_skill_asset_is_refused_unread(tmp_path: Path) -> None:
+    """Issue 30: a 2 GB sparse skill asset was read and copied densely before staging."""
+    import resource
+
+    task = tmp_path / "big"
+    shutil.copytree(FIXTURES / "md-csv-revenue", task)
+    skill = task / "environment" / "skills" / "csv-helper"
+    (skill / "assets").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: csv-helper\ndescription: Sums CSV columns.\n---\n\nUse it.\n")
+    with (skill / "assets" / "table.bin").open("wb") as f:
+        f.truncate(2 << 30)  # sparse: 2 GB of size, no blocks
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = runner.invoke(app, ["tasks", "check", str(tmp_path), "--json"])
+    assert result.exit_code == 1, result.output
+    assert f"assets/table.bin is {2 << 30} bytes; a skill file may hold at most" in result.output
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 256 * 1024  # KiB: never read

@@ -38,7 +38,13 @@ ZOMBIE_LIMIT = 0
 # What the container runs as its pid 1 (as the image's user): the agent phase's log dir and its start
 # mark (kept across a restart), then sleep. Nothing of the agent runs before it, and staged skills keep
 # their files' times, so a workspace file newer than the mark is the agent's.
-CONTAINER_INIT = 'mkdir -p "$1" 2>/dev/null; [ -e "$2" ] || : > "$2" 2>/dev/null; exec sleep infinity'
+# pid 1, started as root (args: agent log dir, start mark, the image's USER or ""): the log dir and the
+# mark belong to the image's user, so a non-root USER can write its logs. `true >`, not `: >`: a failed
+# redirection of a special built-in would end sh (and the container) at once
+CONTAINER_INIT = (
+    'mkdir -p "$1" 2>/dev/null; [ -e "$2" ] || true > "$2" 2>/dev/null; '
+    '[ -z "$3" ] || chown "$3" "$1" "$2" 2>/dev/null || chown "${3%%:*}" "$1" "$2" 2>/dev/null; exec sleep infinity'
+)
 # After the agent phase, as root, with nothing of the agent running (args: workdir, start mark, agent
 # log dir, dirs to reset): whether the agent changed a workspace file, whether it left logs, then the
 # reset dirs emptied (rm -rf + mkdir, whatever the agent did to their permissions). Exit 4: no reset.

@@ -83,6 +83,7 @@ from skillworks.sandbox.container.helper import (
 from skillworks.sandbox.container.image import (
     CA_ENV_VARS,
     CA_MOUNT,
+    ROOT_USERS,
     BuildOptions,
     TaskImage,
     ensure_image,
@@ -202,7 +203,15 @@ class ContainerSandbox:
             await self._egress.start()
         self.name = f"skillworks-{_slug(self.run_id)[:32]}-{uuid.uuid4().hex[:10]}"
         argv = runtime.argv(
-            "run", *self._run_args(), self.image.tag, "-c", CONTAINER_INIT, "sh", AGENT_LOG_DIR, AGENT_START_MARK
+            "run",
+            *self._run_args(),
+            self.image.tag,
+            "-c",
+            CONTAINER_INIT,
+            "sh",
+            AGENT_LOG_DIR,
+            AGENT_START_MARK,
+            "" if self.user in ROOT_USERS else self.user,
         )
         REGISTRY.add(runtime, self.name)
         creating = asyncio.ensure_future(run_command(argv, timeout=300))
@@ -220,12 +229,27 @@ class ContainerSandbox:
                 forget_image(runtime, self.image.tag)
             raise SandboxError(f"cannot start the task container: {result.error_line()}")
         self._started = True
+        if self._channel_dir is not None and self.user not in ROOT_USERS:
+            await self._share_channel_dir()
         if self._egress is not None:
             try:
                 self._egress_proc = await self._start_forwarder(EGRESS_PORT, f"{HELPER_MOUNT_DIR}/{EGRESS_SOCKET}")
             except BaseException:
                 await asyncio.shield(self.stop())
                 raise
+
+    async def _share_channel_dir(self) -> None:
+        """A non-root image user's forwarder must reach the channel dir (0700, ours): it becomes that
+        uid's (rootful podman maps it 1:1), else traversable only (0711: no listing; its names are random)."""
+        assert self._channel_dir is not None
+        found = await self.exec("id -u", timeout=30)
+        uid = found.stdout.strip()
+        try:
+            if not (found.ok and uid.isdigit()):
+                raise PermissionError("uid unknown")
+            os.chown(self._channel_dir, int(uid), -1)
+        except OSError:
+            self._channel_dir.chmod(0o711)
 
     def _make_channel_dir(self) -> Path:
         """A short private dir (unix socket paths are limited to 108 bytes) holding the forwarder
@@ -247,7 +271,9 @@ class ContainerSandbox:
 
     def _run_args(self) -> list[str]:
         assert self.name is not None
-        args = ["-d", "--name", self.name, "--entrypoint", "/bin/sh"]
+        # pid 1 runs as root whatever the image's USER (it makes /logs for that user; agent commands run
+        # as the image's user through exec)
+        args = ["-d", "--name", self.name, "--entrypoint", "/bin/sh", "--user", "0"]
         for key, value in container_labels(self.run_id, self.task.id).items():
             args += ["--label", f"{key}={value}"]
         args += list(self.runtime.run_flags)
@@ -340,6 +366,8 @@ class ContainerSandbox:
             args += ["--env", f"{key}={value}"]
         if user not in (None, "agent"):
             args += ["--user", str(user)]
+        elif self.user not in ROOT_USERS:  # pid 1 runs as root: the agent's commands as the image's USER
+            args += ["--user", self.user]
         result = await self._run_exec(self.runtime.argv(*args, name, *inner), mark, timeout, stdout_path)
         if inner[0] == "bash" and isinstance(cmd, str) and missing_executable(result, "bash"):
             # the image has no bash (alpine, busybox): the command never ran; run it with sh

@@ -138,7 +138,7 @@ async def image_exists(runtime: ContainerRuntime, ref: str) -> bool:
     return result.ok
 
 
-_ROOT_USERS = frozenset({"", "root", "0", "0:0", "root:root", "root:0", "0:root"})
+ROOT_USERS = frozenset({"", "root", "0", "0:0", "root:root", "root:0", "0:root"})
 _IMAGE_USERS: dict[tuple[str, str], tuple[str, str]] = {}
 
 
@@ -158,7 +158,7 @@ async def image_user(runtime: ContainerRuntime, ref: str) -> tuple[str, str] | N
     user = str(config.get("User") or "")
     env = dict(str(e).split("=", 1) for e in config.get("Env") or [] if "=" in str(e))
     home = env.get("HOME")
-    if not home and user in _ROOT_USERS:
+    if not home and user in ROOT_USERS:
         home = "/root"
     if not home:
         probe = await run_command(

@@ -5,7 +5,9 @@ Hosts differ in what their runtime needs (ours: podman with ``--runtime runc
 never code: global flags go before the sub-command of *every* call, run flags into ``run``, build
 flags into ``build``. Each can also come from the environment (``SKILLWORKS_CONTAINER_CLI``,
 ``SKILLWORKS_CONTAINER_GLOBAL_FLAGS``, ``SKILLWORKS_CONTAINER_RUN_FLAGS``,
-``SKILLWORKS_CONTAINER_BUILD_FLAGS``; shell-quoted lists).
+``SKILLWORKS_CONTAINER_BUILD_FLAGS``; shell-quoted lists). For podman, the flags this host needs and
+the user did not give are probed once per process (``host_flags``): a pip-installed skillworks works
+without the Makefile's exports.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import IO, Literal
 
 from skillworks.errors import SandboxUnavailable
 from skillworks.sandbox.base import SandboxError
+from skillworks.sandbox.container.host_flags import explain_oci_error, merge_host_flags
 
 RuntimeKind = Literal["docker", "podman"]
 KNOWN_CLIS: tuple[RuntimeKind, ...] = ("docker", "podman")
@@ -31,6 +34,8 @@ ENV_CLI = "SKILLWORKS_CONTAINER_CLI"
 ENV_GLOBAL_FLAGS = "SKILLWORKS_CONTAINER_GLOBAL_FLAGS"
 ENV_RUN_FLAGS = "SKILLWORKS_CONTAINER_RUN_FLAGS"
 ENV_BUILD_FLAGS = "SKILLWORKS_CONTAINER_BUILD_FLAGS"
+# "1": use only the flags given, add none the host probe chose (host_flags)
+ENV_NO_HOST_PROBE = "SKILLWORKS_CONTAINER_NO_HOST_PROBE"
 _PROBE_TIMEOUT_SEC = 20.0
 
 
@@ -67,7 +72,11 @@ class CommandResult:
         return self.returncode == 0
 
     def error_line(self) -> str:
-        """The runtime's own message, on one line (its last non-empty stderr line)."""
+        """The runtime's own message, on one line (its last non-empty stderr line); an OCI start error
+        whose cause is known becomes one line naming the cause and the flag that avoids it."""
+        explained = explain_oci_error(self.stderr or "")
+        if explained is not None:
+            return explained
         lines = [line.strip() for line in (self.stderr or self.stdout).splitlines() if line.strip()]
         return lines[-1] if lines else f"exit status {self.returncode}"
 
@@ -159,7 +168,11 @@ def detect_runtime(
         )
     reasons: list[str] = []
     for candidate in candidates:
-        runtime = ContainerRuntime(candidate, _kind_of(candidate), gflags, rflags, bflags)
+        kind = _kind_of(candidate)
+        flags = (gflags, rflags, bflags)
+        if kind == "podman" and env.get(ENV_NO_HOST_PROBE) != "1":
+            flags = merge_host_flags(candidate, gflags, rflags, bflags)  # probed once per process
+        runtime = ContainerRuntime(candidate, kind, *flags)
         reason = _probe(runtime)
         if reason is None:
             _DETECTED[key] = runtime
