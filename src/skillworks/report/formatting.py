@@ -21,8 +21,11 @@ def interval(iv: IntervalOut | None) -> str:
     return "—" if iv is None else f"[{iv.low * 100:.1f}, {iv.high * 100:.1f}]"
 
 
-def interval_pp(low: float | None, high: float | None) -> str:
-    return "—" if low is None or high is None else f"[{low:+.1f}, {high:+.1f}]"
+def interval_pp(low: float | None, high: float | None, note: str | None = None) -> str:
+    """``[low, high]`` in pp; the note (e.g. "too few tasks for an interval — n=3") when there is none."""
+    if low is None or high is None:
+        return note or "—"
+    return f"[{low:+.1f}, {high:+.1f}]"
 
 
 def counts(d: dict[str, int]) -> str:

@@ -36,12 +36,17 @@ def headline_lines(summary: Summary) -> list[str]:
                 lo, hi = delta.ci_low_pp, delta.ci_high_pp
                 crosses = lo is not None and hi is not None and lo <= 0 <= hi
                 lines.append(
-                    f"    Δ vs {delta.baseline} {pp(delta.delta_pp)} pp, 95% CI {interval_pp(lo, hi)}"
+                    f"    Δ vs {delta.baseline} {pp(delta.delta_pp)} pp, "
+                    + (f"95% CI {interval_pp(lo, hi)}" if delta.ci_note is None else delta.ci_note)
                     + (f" inconclusive (n={row.n_tasks})" if crosses else "")
                     + f", g {g}"
                 )
                 lines.append(
                     f"    scored-only: Δ {pp(paired.delta_pp)} pp over {paired.n_paired} paired tasks"
-                    f", 95% CI {interval_pp(paired.ci_low_pp, paired.ci_high_pp)}"
+                    + (
+                        f", 95% CI {interval_pp(paired.ci_low_pp, paired.ci_high_pp)}"
+                        if paired.ci_note is None
+                        else f", no interval (n={paired.n_paired})"
+                    )
                 )
     return lines

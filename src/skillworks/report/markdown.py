@@ -116,10 +116,10 @@ def render_markdown(summary: Summary) -> str:
                     pct(d.with_rate),
                     pct(d.without_rate),
                     pp(d.delta_pp),
-                    interval_pp(d.ci_low_pp, d.ci_high_pp),
+                    interval_pp(d.ci_low_pp, d.ci_high_pp, d.ci_note),
                     num(d.g, 3) if d.g is not None else "undefined (baseline 100%)",
                     pp(d.paired.delta_pp),
-                    interval_pp(d.paired.ci_low_pp, d.paired.ci_high_pp),
+                    interval_pp(d.paired.ci_low_pp, d.paired.ci_high_pp, d.paired.ci_note),
                     str(d.paired.n_paired),
                     ", ".join(d.paired.unpaired_tasks) or "—",
                 ]

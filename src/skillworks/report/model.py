@@ -77,6 +77,7 @@ class PairedDeltaOut(_Strict):
     delta_pp: float | None
     ci_low_pp: float | None
     ci_high_pp: float | None
+    ci_note: str | None = Field(default=None, description="why there is no interval, when there is none")
 
 
 class DeltaRow(_Strict):
@@ -87,9 +88,11 @@ class DeltaRow(_Strict):
     without_rate: float
     delta_pp: float = Field(description="fixed-frame Δ")
     ci_low_pp: float | None = Field(
-        default=None, description="paired bootstrap interval of the fixed-frame Δ (per-task frame rates)"
+        default=None, description="paired interval of the fixed-frame Δ (per-task frame rates), see ci_method"
     )
     ci_high_pp: float | None = None
+    ci_method: str | None = Field(default=None, description="how the Δ interval was formed")
+    ci_note: str | None = Field(default=None, description="why there is no Δ interval, when there is none")
     g: float | None = Field(description="normalised gain Δ/(1 − without), fixed frame")
     g_note: str | None = None
     # Δ without errored trials is only formed over tasks scored on both sides (DESIGN: paired means paired)

@@ -49,12 +49,12 @@ def render_pr_comment(summary: Summary, eval_lines: list[str] | None = None) -> 
         for r in _by_agent(s.pass_rates)
     ]
     if s.deltas:
-        lines += ["", f"**Skill effect vs `{s.deltas[0].baseline}`** (paired bootstrap over tasks)", ""]
+        lines += ["", f"**Skill effect vs `{s.deltas[0].baseline}`** (paired over tasks, trial noise included)", ""]
         lines += ["| Condition | Agent | Δ (pp) | 95% CI | Verdict |", "|---|---|---:|---|---|"]
         for d in _by_agent(s.deltas):
             est, low, high, n = delta_estimate(d)
             if low is None or high is None:
-                verdict = f"no interval (n={n})"
+                verdict = d.ci_note or f"no interval (n={n})"
             elif low > 0:
                 verdict = "better"
             elif high < 0:

@@ -38,6 +38,7 @@ from skillworks.stats import (
     DEFAULT_RESAMPLES,
     Interval,
     MacroRate,
+    PairedDelta,
     delta_pp,
     failure_mode_counts,
     is_scored,
@@ -45,7 +46,7 @@ from skillworks.stats import (
     mean_of_defined,
     normalised_gain,
     outcome_counts,
-    paired_bootstrap_delta,
+    paired_delta,
     phase_times,
     skill_invocation,
     task_macro_rate,
@@ -55,11 +56,30 @@ from skillworks.stats import (
 )
 
 BASELINE = "none"
+
+
+def _paired_deltas(w: MacroRate, wo: MacroRate, confidence: float) -> tuple[PairedDelta, PairedDelta]:
+    """The Δ intervals of one (condition, agent) vs its baseline: the fixed frame (every planned trial,
+    errors 0) and scored-only (errors left out); both by :func:`skillworks.stats.paired_delta`."""
+    frame = paired_delta(
+        {t: (v.rate, max(v.planned, v.recorded)) for t, v in w.per_task.items()},
+        {t: (v.rate, max(v.planned, v.recorded)) for t, v in wo.per_task.items()},
+        confidence=confidence,
+    )
+    scored = paired_delta(
+        {t: (v.rate_excluding_errors, v.scored) for t, v in w.per_task.items()},
+        {t: (v.rate_excluding_errors, v.scored) for t, v in wo.per_task.items()},
+        confidence=confidence,
+    )
+    return frame, scored
+
+
 INTERVAL_NOTE = (
     "Wald and Wilson 95% intervals treat a task-macro rate as a proportion over n = tasks x trials "
     "(the fixed frame), as SkillsBench publishes them; the rate excluding errored trials uses n = scored "
-    "trials. Δ intervals come from a paired bootstrap over tasks, using per-task mean reward over scored "
-    "trials; only tasks scored on both sides are paired."
+    "trials. Δ intervals are paired t-intervals over tasks (df = tasks − 1) whose variance is at least the "
+    "within-task trial noise, so trial-to-trial variance is in them; only tasks scored on both sides are "
+    "paired, and below 5 paired tasks no interval is given (too few tasks)."
 )
 
 Cell = tuple[str, str]  # (condition, agent)
@@ -302,20 +322,7 @@ def build_summary(
             for agent in agent_names:
                 w, wo = macro[(cond, agent)], macro[(BASELINE, agent)]
                 g = normalised_gain(w.rate, wo.rate)
-                frame = paired_bootstrap_delta(  # the headline Δ's own interval: same fixed frame
-                    {t: v.rate for t, v in w.per_task.items()},
-                    {t: v.rate for t, v in wo.per_task.items()},
-                    resamples=resamples,
-                    seed=boot_seed,
-                    confidence=confidence,
-                )
-                pd = paired_bootstrap_delta(
-                    {t: v.rate_excluding_errors for t, v in w.per_task.items()},
-                    {t: v.rate_excluding_errors for t, v in wo.per_task.items()},
-                    resamples=resamples,
-                    seed=boot_seed,
-                    confidence=confidence,
-                )
+                frame, pd = _paired_deltas(w, wo, confidence)
                 deltas.append(
                     DeltaRow(
                         condition=cond,
@@ -326,6 +333,8 @@ def build_summary(
                         delta_pp=delta_pp(w.rate, wo.rate),
                         ci_low_pp=frame.ci_low_pp,
                         ci_high_pp=frame.ci_high_pp,
+                        ci_method=frame.method,
+                        ci_note=frame.note,
                         g=g,
                         g_note=None if g is not None else "undefined: the baseline is already 100%",
                         paired=PairedDeltaOut(
@@ -335,6 +344,7 @@ def build_summary(
                             delta_pp=pd.delta_pp,
                             ci_low_pp=pd.ci_low_pp,
                             ci_high_pp=pd.ci_high_pp,
+                            ci_note=pd.note,
                         ),
                     )
                 )
