@@ -23,6 +23,7 @@ from skillworks.cli._container_flags import (
     ImageRegistryTlsVerify,
     container_env_options,
 )
+from skillworks.cli.run_checks import check_fail_on, check_models_configured, results_exit_code, results_exit_reason
 from skillworks.errors import UserError
 
 if TYPE_CHECKING:
@@ -95,6 +96,18 @@ def _given_on_command_line(ctx: typer.Context, keep: set[str]) -> list[str]:
 _EXECUTOR_FLAGS = {"executor", "ray_address", "ray_retries", "ray_cpus_per_trial"}
 
 
+def _exit_on_results(run_dir: Path, fail_on: float | None, console: Any) -> None:
+    """Exit 1 (with the reason) when the run's recorded results fail it; see ``run_checks``."""
+    from skillworks.experiment import RunStore
+    from skillworks.stats import latest_attempts
+
+    results = latest_attempts(RunStore(run_dir).read_results())
+    reason = results_exit_reason(results, fail_on)
+    if reason is not None:
+        console.print(f"failed: {reason}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(results_exit_code(results, fail_on))
+
+
 def register(app: typer.Typer) -> None:
     @app.command("run")
     def run(
@@ -154,6 +167,10 @@ def register(app: typer.Typer) -> None:
         ray_cpus_per_trial: Annotated[
             float | None, typer.Option(min=0, help="CPUs a trial reserves on Ray (default: the task's, else 1)")
         ] = None,
+        fail_on: Annotated[
+            float | None,
+            typer.Option(help="exit 1 when the share of errored trials is above SHARE (e.g. 0.1), for CI"),
+        ] = None,
     ) -> None:
         """Run tasks × conditions × agents × trials and write results.jsonl and the reports."""
         from rich.console import Console
@@ -167,6 +184,7 @@ def register(app: typer.Typer) -> None:
         from skillworks.tasks import discover_tasks, load_task
 
         console = Console(stderr=True)
+        check_fail_on(fail_on)
         if resume is not None:
             given = _given_on_command_line(ctx, keep={"resume", "concurrency", *_EXECUTOR_FLAGS})
             if given:
@@ -227,6 +245,7 @@ def register(app: typer.Typer) -> None:
                 spec.extra["skills_from"] = str(skills_from.resolve())
             if "self-generated" in spec.conditions:
                 spec.extra["self_generated"] = _self_generated_options(creator_skill, selfgen_reuse, agents)
+        check_models_configured((a.model, a.api_base) for a in spec.agents)  # before any run dir exists
         # where trials run is not part of the plan: it may change on --resume
         run_executor = _executor(executor, ray_address, ray_retries, ray_cpus_per_trial)
         spec.extra["executor"] = {"name": executor}
@@ -251,3 +270,4 @@ def register(app: typer.Typer) -> None:
                 console.print(line, markup=False, highlight=False, soft_wrap=True)
         for name, path in sorted(files.items()):
             console.print(f"  {name}: {path}", markup=False, highlight=False, soft_wrap=True)
+        _exit_on_results(run_dir, fail_on, console)
