@@ -35,6 +35,9 @@ def headline_lines(summary: Summary) -> list[str]:
                 g = "undefined" if delta.g is None else f"{delta.g:.2f}"
                 lo, hi = delta.ci_low_pp, delta.ci_high_pp
                 crosses = lo is not None and hi is not None and lo <= 0 <= hi
+                if delta.delta_pp is None:
+                    lines.append(f"    {delta.ci_note or 'no Δ'}")
+                    continue
                 lines.append(
                     f"    Δ vs {delta.baseline} {pp(delta.delta_pp)} pp, "
                     + (f"95% CI {interval_pp(lo, hi)}" if delta.ci_note is None else delta.ci_note)

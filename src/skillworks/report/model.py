@@ -86,7 +86,7 @@ class DeltaRow(_Strict):
     agent: str
     with_rate: float
     without_rate: float
-    delta_pp: float = Field(description="fixed-frame Δ")
+    delta_pp: float | None = Field(description="fixed-frame Δ; None when the baseline has no scored trial")
     ci_low_pp: float | None = Field(
         default=None, description="paired interval of the fixed-frame Δ (per-task frame rates), see ci_method"
     )

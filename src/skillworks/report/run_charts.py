@@ -40,7 +40,7 @@ def delta_estimate(d: DeltaRow) -> tuple[float | None, float | None, float | Non
 def delta_label(d: DeltaRow) -> str:
     est, low, high, n = delta_estimate(d)
     if est is None:
-        return "Δ undefined (no task scored on both sides)"
+        return f"Δ undefined ({d.ci_note or 'no task scored on both sides'})"
     if low is None or high is None:
         return f"Δ {pp(est)} pp, {d.ci_note or d.paired.ci_note or 'no interval'}"
     text = f"Δ {pp(est)} pp, 95% CI {interval_pp(low, high)}"

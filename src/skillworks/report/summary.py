@@ -58,6 +58,14 @@ from skillworks.stats import (
 BASELINE = "none"
 
 
+def _no_baseline_reason(wo: MacroRate) -> str | None:
+    """Why a condition gets no Δ against this baseline, or None: a baseline without one scored trial
+    (all errored or missing) measures the harness, not the agent without the skill."""
+    if wo.scored == 0:
+        return f"no Δ: the '{BASELINE}' baseline has no scored trial"
+    return None
+
+
 def _paired_deltas(w: MacroRate, wo: MacroRate, confidence: float) -> tuple[PairedDelta, PairedDelta]:
     """The Δ intervals of one (condition, agent) vs its baseline: the fixed frame (every planned trial,
     errors 0) and scored-only (errors left out); both by :func:`skillworks.stats.paired_delta`."""
@@ -321,8 +329,10 @@ def build_summary(
             row_wo: list[float | None] = []
             for agent in agent_names:
                 w, wo = macro[(cond, agent)], macro[(BASELINE, agent)]
-                g = normalised_gain(w.rate, wo.rate)
                 frame, pd = _paired_deltas(w, wo, confidence)
+                no_baseline = _no_baseline_reason(wo)
+                g = None if no_baseline else normalised_gain(w.rate, wo.rate)
+                dpp = None if no_baseline else delta_pp(w.rate, wo.rate)
                 deltas.append(
                     DeltaRow(
                         condition=cond,
@@ -330,13 +340,13 @@ def build_summary(
                         agent=agent,
                         with_rate=w.rate,
                         without_rate=wo.rate,
-                        delta_pp=delta_pp(w.rate, wo.rate),
-                        ci_low_pp=frame.ci_low_pp,
-                        ci_high_pp=frame.ci_high_pp,
+                        delta_pp=dpp,
+                        ci_low_pp=None if no_baseline else frame.ci_low_pp,
+                        ci_high_pp=None if no_baseline else frame.ci_high_pp,
                         ci_method=frame.method,
-                        ci_note=frame.note,
+                        ci_note=no_baseline or frame.note,
                         g=g,
-                        g_note=None if g is not None else "undefined: the baseline is already 100%",
+                        g_note=None if g is not None else (no_baseline or "undefined: the baseline is already 100%"),
                         paired=PairedDeltaOut(
                             n_paired=len(pd.paired_tasks),
                             paired_tasks=pd.paired_tasks,
@@ -349,7 +359,7 @@ def build_summary(
                     )
                 )
                 row_gs.append(g)
-                row_ds.append(delta_pp(w.rate, wo.rate))
+                row_ds.append(dpp)
                 row_w.append(w.rate)
                 row_wo.append(wo.rate)
             mg, md = mean_of_defined(row_gs), mean_of_defined(row_ds)

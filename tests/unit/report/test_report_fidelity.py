@@ -60,3 +60,32 @@ def test_mean_row_over_configurations(fx: Any, tmp_path: Path) -> None:
     assert row.mean_g == 0.75
     md = render_markdown(s)
     assert "| curated | 2 | 75.0% | 25.0% | +50.0 | 0.750 | 0 |" in md
+
+
+def test_a_baseline_without_a_scored_trial_gets_no_delta(fx: Any, tmp_path: Path) -> None:
+    results = []
+    for task in ("t1", "t2", "t3", "t4", "t5", "t6"):
+        results.append(fx.trial(task, "none", 0, None, error=ERR))  # every baseline trial errored
+        results.append(fx.trial(task, "curated", 0, 1.0))
+    run = fx.write_run(tmp_path, results, fx.experiment(tasks=("t1", "t2", "t3", "t4", "t5", "t6"), trials=1))
+    (d,) = build_summary(run).deltas
+    assert d.delta_pp is None and d.g is None and d.ci_low_pp is None
+    assert d.ci_note == "no Δ: the 'none' baseline has no scored trial"
+    assert "    no Δ: the 'none' baseline has no scored trial" in headline_lines(build_summary(run))
+
+
+def test_six_tasks_get_a_delta_interval_everywhere(fx: Any, tmp_path: Path) -> None:
+    """At 6 paired tasks, each with the same observed difference, the interval is not zero-width."""
+    tasks = tuple(f"t{i}" for i in range(6))
+    results = []
+    for task in tasks:
+        for k in range(2):
+            results.append(fx.trial(task, "none", k, 1.0 if k == 0 else 0.0))
+            results.append(fx.trial(task, "curated", k, 1.0))
+    s = build_summary(fx.write_run(tmp_path, results, fx.experiment(tasks=tasks, trials=2)))
+    (d,) = s.deltas
+    assert d.ci_low_pp is not None and d.ci_high_pp is not None and d.ci_note is None
+    assert d.ci_low_pp < 50.0 < d.ci_high_pp and d.ci_high_pp - d.ci_low_pp > 20.0
+    text = "\n".join(headline_lines(s))
+    assert f"Δ vs none +50.0 pp, 95% CI [{d.ci_low_pp:+.1f}, {d.ci_high_pp:+.1f}]" in text
+    assert f"+50.0 | [{d.ci_low_pp:+.1f}, {d.ci_high_pp:+.1f}]" in render_markdown(s)
