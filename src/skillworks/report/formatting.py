@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from skillworks.report.model import IntervalOut, PassRateRow
+from skillworks.stats.tables import cost_text
+
+__all__ = ["cost_text"]  # templates call f.cost_text
 
 
 def pct(x: float | None, digits: int = 1) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from skillworks.report.formatting import (
     agent_label,
+    cost_text,
     counts,
     interval,
     interval_pp,
@@ -256,7 +257,11 @@ def render_markdown(summary: Summary) -> str:
                 f"{u.output_tokens:,} ({num(u.output_tokens_mean, 0)})",
                 f"{u.cached_tokens:,} ({num(u.cached_tokens_mean, 0)})",
                 f"{u.calls:,} ({num(u.calls_mean, 1)})",
-                f"{u.cost_usd:.4f} ({num(u.cost_usd_mean, 4)})",
+                (
+                    f"{u.cost_usd:.4f} ({num(u.cost_usd_mean, 4)})"
+                    if not u.cost_unknown
+                    else cost_text(u.cost_usd, u.cost_unknown, u.trials)
+                ),
                 f"{num(pt.setup_sec, 1)} / {num(pt.agent_sec, 1)} / {num(pt.verify_sec, 1)}",
                 counts(u.usage_sources),
                 counts(u.providers),

@@ -220,6 +220,7 @@ class UsageRow(_Strict):
     calls_mean: float | None
     usage_sources: dict[str, int]
     cost_sources: dict[str, int]
+    cost_unknown: int = Field(default=0, description="trials with no known price, left out of cost_usd")
     providers: dict[str, int]
     models: dict[str, int]
 
