@@ -8,6 +8,16 @@ from skillworks.stats.tables import cost_text
 __all__ = ["cost_text"]  # templates call f.cost_text
 
 
+def rate_interval(row: PassRateRow) -> str:
+    """The interval the headline and PR comment show for a pass rate: over tasks (trial noise included),
+    the note when there are too few tasks; Wilson for a summary written before that interval existed."""
+    if row.task_interval is not None:
+        return interval(row.task_interval)
+    if row.task_interval_note is not None:
+        return row.task_interval_note
+    return interval(row.wilson)
+
+
 def pct(x: float | None, digits: int = 1) -> str:
     return "—" if x is None else f"{x * 100:.{digits}f}%"
 

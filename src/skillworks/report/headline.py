@@ -3,7 +3,7 @@ condition the pass rate with its interval and errors, and each condition's Δ ve
 
 from __future__ import annotations
 
-from skillworks.report.formatting import interval, interval_pp, pct, pp, ungraded_only
+from skillworks.report.formatting import interval_pp, pct, pp, rate_interval, ungraded_only
 from skillworks.report.model import SCRIPTED_NOTE, PassRateRow, Summary
 
 
@@ -23,7 +23,9 @@ def headline_lines(summary: Summary) -> list[str]:
             rate = (
                 f"pass rate {'—':>6}  (no verifier)"
                 if ungraded_only(row)
-                else f"pass rate {pct(row.rate):>6}  95% CI {interval(row.wilson)}"
+                else f"pass rate {pct(row.rate):>6}  "
+                + ("95% CI " if row.task_interval is not None or row.task_interval_note is None else "")
+                + rate_interval(row)
             )
             lines.append(
                 f"  {row.condition:<{width}}  {rate}"

@@ -68,6 +68,11 @@ class PassRateRow(_Strict):
     wald_excluding_errors: IntervalOut | None
     wilson_excluding_errors: IntervalOut | None
     tasks_without_scored: list[str] = Field(description="tasks left out of rate_excluding_errors")
+    task_interval: IntervalOut | None = Field(
+        default=None,
+        description="t-interval over tasks with a trial-noise floor (the headline's and PR comment's interval)",
+    )
+    task_interval_note: str | None = Field(default=None, description="why there is no task_interval")
 
 
 class PairedDeltaOut(_Strict):

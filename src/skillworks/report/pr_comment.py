@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
-from skillworks.report.formatting import interval, interval_pp, pct, pp, ungraded_only
+from skillworks.report.formatting import interval_pp, pct, pp, rate_interval, ungraded_only
 from skillworks.report.model import SCRIPTED_NOTE, DeltaRow, PassRateRow, Summary
 from skillworks.report.run_charts import column_order, delta_estimate
 
@@ -39,12 +39,12 @@ def render_pr_comment(summary: Summary, eval_lines: list[str] | None = None) -> 
         + (f", {c.ungraded} ungraded (no verifier)" if c.ungraded else "")
         + ".",
         "",
-        "| Condition | Agent | Pass rate | 95% CI (Wilson) | Errors |",
+        "| Condition | Agent | Pass rate | 95% CI (over tasks) | Errors |",
         "|---|---|---:|---|---:|",
     ]
     lines += [
         f"| {_cell(r.condition)} | {_cell(r.agent)} | "
-        + ("— (ungraded) | — |" if ungraded_only(r) else f"{pct(r.rate)} | {interval(r.wilson)} |")
+        + ("— (ungraded) | — |" if ungraded_only(r) else f"{pct(r.rate)} | {rate_interval(r)} |")
         + f" {r.errored}/{r.planned} |"
         for r in _by_agent(s.pass_rates)
     ]

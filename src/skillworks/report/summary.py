@@ -50,12 +50,24 @@ from skillworks.stats import (
     phase_times,
     skill_invocation,
     task_macro_rate,
+    task_mean_interval,
+    too_few_tasks_note,
     usage_totals,
     wald_interval,
     wilson_interval,
 )
 
 BASELINE = "none"
+
+
+def _task_interval(m: MacroRate, confidence: float) -> dict[str, IntervalOut | str | None]:
+    """The pass rate's interval over tasks (``task_mean_interval``), or the reason there is none."""
+    found = task_mean_interval(
+        {t: (v.rate, max(v.planned, v.recorded)) for t, v in m.per_task.items()}, confidence=confidence
+    )
+    if found is None:
+        return {"task_interval": None, "task_interval_note": too_few_tasks_note(m.n_tasks)}
+    return {"task_interval": IntervalOut(low=found[0], high=found[1]), "task_interval_note": None}
 
 
 def _no_baseline_reason(wo: MacroRate) -> str | None:
@@ -306,6 +318,7 @@ def build_summary(
                     _interval(wilson_interval(excl, n_excl, confidence)) if excl is not None else None
                 ),
                 tasks_without_scored=m.tasks_without_scored,
+                **_task_interval(m, confidence),
             )
         )
         if m.recorded == 0:

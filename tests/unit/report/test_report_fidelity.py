@@ -89,3 +89,16 @@ def test_six_tasks_get_a_delta_interval_everywhere(fx: Any, tmp_path: Path) -> N
     text = "\n".join(headline_lines(s))
     assert f"Δ vs none +50.0 pp, 95% CI [{d.ci_low_pp:+.1f}, {d.ci_high_pp:+.1f}]" in text
     assert f"+50.0 | [{d.ci_low_pp:+.1f}, {d.ci_high_pp:+.1f}]" in render_markdown(s)
+
+
+def test_pass_rate_interval_over_tasks_in_headline_and_pr_comment(fx: Any, tmp_path: Path) -> None:
+    from skillworks.report.pr_comment import render_pr_comment
+
+    tasks = tuple(f"t{i}" for i in range(6))
+    results = [fx.trial(t, c, k, 1.0) for t in tasks for c in ("none", "curated") for k in range(2)]
+    s = build_summary(fx.write_run(tmp_path, results, fx.experiment(tasks=tasks, trials=2)))
+    row = next(r for r in s.pass_rates if r.condition == "curated")
+    assert row.task_interval is not None and row.task_interval.high == 1.0 and row.task_interval.low < 1.0
+    shown = f"[{row.task_interval.low * 100:.1f}, 100.0]"
+    assert f"curated  pass rate 100.0%  95% CI {shown}" in "\n".join(headline_lines(s))
+    assert f"| curated | a1 | 100.0% | {shown} |" in render_pr_comment(s)
