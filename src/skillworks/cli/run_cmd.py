@@ -23,7 +23,13 @@ from skillworks.cli._container_flags import (
     ImageRegistryTlsVerify,
     container_env_options,
 )
-from skillworks.cli.run_checks import check_fail_on, check_models_configured, results_exit_code, results_exit_reason
+from skillworks.cli.run_checks import (
+    check_fail_on,
+    check_models_configured,
+    plan_lines,
+    results_exit_code,
+    results_exit_reason,
+)
 from skillworks.errors import UserError
 
 if TYPE_CHECKING:
@@ -108,6 +114,11 @@ def _exit_on_results(run_dir: Path, fail_on: float | None, console: Any) -> None
         raise typer.Exit(results_exit_code(results, fail_on))
 
 
+def _print_plan(spec: Any, console: Any) -> None:
+    for line in plan_lines(len(spec.tasks), spec.conditions, [a.label for a in spec.agents], spec.trials):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
 def register(app: typer.Typer) -> None:
     @app.command("run")
     def run(
@@ -167,6 +178,9 @@ def register(app: typer.Typer) -> None:
         ray_cpus_per_trial: Annotated[
             float | None, typer.Option(min=0, help="CPUs a trial reserves on Ray (default: the task's, else 1)")
         ] = None,
+        dry_run: Annotated[
+            bool, typer.Option(help="print the plan and its minimum detectable effect; run nothing")
+        ] = False,
         fail_on: Annotated[
             float | None,
             typer.Option(help="exit 1 when the share of errored trials is above SHARE (e.g. 0.1), for CI"),
@@ -245,6 +259,9 @@ def register(app: typer.Typer) -> None:
                 spec.extra["skills_from"] = str(skills_from.resolve())
             if "self-generated" in spec.conditions:
                 spec.extra["self_generated"] = _self_generated_options(creator_skill, selfgen_reuse, agents)
+        if dry_run:
+            _print_plan(spec, console)
+            return
         check_models_configured((a.model, a.api_base) for a in spec.agents)  # before any run dir exists
         # where trials run is not part of the plan: it may change on --resume
         run_executor = _executor(executor, ray_address, ray_retries, ray_cpus_per_trial)

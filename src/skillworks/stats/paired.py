@@ -125,3 +125,25 @@ def task_mean_interval(
     var = max(between, sum(_shrunk_noise(r, m) for r, m in pairs) / n)
     half = t_quantile(confidence, n - 1) * math.sqrt(var / n)
     return max(0.0, mean - half), min(1.0, mean + half)
+
+
+def minimum_detectable_effect(
+    tasks: int,
+    trials: int,
+    *,
+    baseline_rate: float = 0.5,
+    task_sd: float = 0.0,
+    confidence: float = 0.95,
+    power: float = 0.8,
+) -> float | None:
+    """Smallest true Δ (rate scale) the paired-t interval excludes 0 for with probability ``power``:
+    ``(t_{1−α/2} + t_power) · sqrt(v / tasks)``, df = tasks − 1, with ``v = task_sd² + 2·p(1 − p)/trials``
+    (the between-task spread of the true Δ plus both sides' trial noise at ``baseline_rate``). With the
+    default ``task_sd = 0`` it is a lower bound: real tasks differ. None below ``MIN_TASKS_FOR_INTERVAL``."""
+    if tasks < max(MIN_TASKS_FOR_INTERVAL, 2) or trials < 1:
+        return None
+    from scipy.stats import t  # imported when needed
+
+    var = task_sd**2 + 2.0 * baseline_rate * (1.0 - baseline_rate) / trials
+    crit = float(t.ppf(0.5 + confidence / 2.0, tasks - 1)) + float(t.ppf(power, tasks - 1))
+    return crit * math.sqrt(var / tasks)

@@ -73,3 +73,16 @@ def test_all_errors_exit_1_and_fail_on_share(
     assert sorted(r.outcome for r in results) == ["error", "solved"]
     assert results_exit_code(results, 0.6) == 0 and results_exit_code(results, None) == 0
     assert results_exit_code(results, 0.5) == 0 and results_exit_code(results, 0.49) == 1
+
+
+def test_dry_run_prints_the_plan_and_runs_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)  # a dry run needs no key
+    out = tmp_path / "runs"
+    args = [str(REPO / "examples" / "quickstart"), "--agent", "builtin", "--model", "anthropic/claude-sonnet-4-5"]
+    assert _run(monkeypatch, *args, "--trials", "3", "--dry-run", "--out", str(out)) == 0
+    err = capsys.readouterr().err
+    assert "= 24 trial(s)" in err and "estimated cost: unknown" in err
+    assert "minimum detectable Δ: none — too few tasks for an interval (n=4, needs 5)" in err
+    assert not out.exists()

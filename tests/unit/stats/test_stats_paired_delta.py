@@ -64,3 +64,13 @@ def test_pass_rate_interval_has_the_same_rule() -> None:
     assert high == 1.0 and 0.8 < low < 1.0  # all passed, still not [1, 1]
     with pytest.raises(ValueError, match="confidence"):
         paired_delta({}, {}, confidence=1.5)
+
+
+def test_minimum_detectable_effect_on_fixed_inputs() -> None:
+    from skillworks.stats import minimum_detectable_effect
+
+    # 20 tasks x 3 trials at 50 %: (t_19(.975) + t_19(.8)) * sqrt(2 * .25 / 3 / 20)
+    assert minimum_detectable_effect(20, 3) == pytest.approx((2.093024 + 0.860951) * (0.5 / 3 / 20) ** 0.5, rel=1e-5)
+    assert minimum_detectable_effect(4, 5) is None  # below the small-n rule
+    assert (minimum_detectable_effect(20, 3, task_sd=0.3) or 0) > (minimum_detectable_effect(20, 3) or 1)
+    assert (minimum_detectable_effect(100, 5) or 1) < (minimum_detectable_effect(10, 5) or 0)
