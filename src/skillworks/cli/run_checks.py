@@ -36,8 +36,12 @@ def check_provider_configured(model: str | None, api_base: str | None) -> None:
         return
     from skillworks.gateway.litellm_backend import _litellm  # only a real-model run pays for the import
 
+    litellm = _litellm()
+    provider = model.split("/", 1)[0] if "/" in model else None
+    if provider is not None and provider not in {getattr(p, "value", p) for p in litellm.provider_list}:
+        raise UserError(f"--model {model}: unknown provider {provider!r} (LiteLLM's names, e.g. anthropic, openai)")
     try:
-        found = _litellm().validate_environment(model=model)
+        found = litellm.validate_environment(model=model)
     except Exception as exc:  # an unknown provider: LiteLLM cannot say which variables it needs
         raise UserError(f"--model {model}: unknown provider ({exc.__class__.__name__}); give --api-base") from None
     missing = [str(k) for k in found.get("missing_keys") or []]

@@ -54,6 +54,8 @@ def test_missing_script_and_bad_fail_on_are_preflight_errors(
     missing = tmp_path / "nope.yaml"
     code = _run(monkeypatch, str(TASK), "--agent", "builtin", "--model", f"scripted/{missing}", "--out", str(out))
     assert code == 2 and f"{missing}: --model scripted/...: no such script file" in capsys.readouterr().err
+    assert _run(monkeypatch, str(TASK), "--agent", "builtin", "--model", "foo/bar", "--out", str(out)) == 2
+    assert "--model foo/bar: unknown provider 'foo'" in capsys.readouterr().err
     assert _run(monkeypatch, str(TASK), "--fail-on", "1.5", "--out", str(out)) == 2
     assert "--fail-on: a share of trials in [0, 1], got 1.5" in capsys.readouterr().err
     assert not out.exists()
