@@ -25,6 +25,13 @@ from skillworks.cli._container_flags import (
     ImageRegistryTlsVerify,
     container_env_options,
 )
+from skillworks.cli.run_checks import (
+    check_fail_on,
+    check_models_configured,
+    plan_lines,
+    results_exit_code,
+    results_exit_reason,
+)
 from skillworks.errors import TaskError, UserError
 
 if TYPE_CHECKING:
@@ -186,6 +193,23 @@ def _register_regrade(app: typer.Typer) -> None:
         )
 
 
+def _exit_on_results(run_dir: Path, fail_on: float | None, console: Any) -> None:
+    """Exit 1 (with the reason) when the run's recorded results fail it; see ``run_checks``."""
+    from skillworks.experiment import RunStore
+    from skillworks.stats import latest_attempts
+
+    results = latest_attempts(RunStore(run_dir).read_results())
+    reason = results_exit_reason(results, fail_on)
+    if reason is not None:
+        console.print(f"failed: {reason}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(results_exit_code(results, fail_on))
+
+
+def _print_plan(spec: Any, console: Any) -> None:
+    for line in plan_lines(len(spec.tasks), spec.conditions, [a.label for a in spec.agents], spec.trials):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
 def register(app: typer.Typer) -> None:
     _register_regrade(app)
 
@@ -256,6 +280,13 @@ def register(app: typer.Typer) -> None:
         keep_workspace: Annotated[
             bool, typer.Option(help="save each trial's final workspace (trials/<id>/workspace): what regrade grades")
         ] = False,
+        dry_run: Annotated[
+            bool, typer.Option(help="print the plan and its minimum detectable effect; run nothing")
+        ] = False,
+        fail_on: Annotated[
+            float | None,
+            typer.Option(help="exit 1 when the share of errored trials is above SHARE (e.g. 0.1), for CI"),
+        ] = None,
     ) -> None:
         """Run tasks × conditions × agents × trials and write results.jsonl and the reports."""
         from rich.console import Console
@@ -274,6 +305,7 @@ def register(app: typer.Typer) -> None:
         if retry_errors is not None and resume is None:
             raise UserError("--retry-errors needs --resume RUN_DIR (it runs a recorded run's errored trials again)")
         refused: list[str] = []
+        check_fail_on(fail_on)
         if resume is not None:
             given = _given_on_command_line(ctx, keep={"resume", "concurrency", *_EXECUTOR_FLAGS, *_CAMPAIGN_FLAGS})
             if given:
@@ -363,6 +395,10 @@ def register(app: typer.Typer) -> None:
                 spec.extra["keep_workspace"] = True
             if max_trial_tokens is not None:  # part of the plan: it decides outcomes
                 spec.extra["trial_token_budget"] = max_trial_tokens
+        if dry_run:
+            _print_plan(spec, console)
+            return
+        check_models_configured((a.model, a.api_base) for a in spec.agents)  # before any run dir exists
         # where trials run is not part of the plan: it may change on --resume
         run_executor = _executor(executor, ray_address, ray_retries, ray_cpus_per_trial)
         spec.extra["executor"] = {"name": executor}
@@ -407,6 +443,7 @@ def register(app: typer.Typer) -> None:
         if refused:
             console.print(f"{len(refused)} task(s) refused (task errors above); the others ran", soft_wrap=True)
             raise typer.Exit(1)
+        _exit_on_results(run_dir, fail_on, console)
 
 
 def _named(exc: OSError, run_dir: Path) -> OSError:

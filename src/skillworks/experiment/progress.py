@@ -25,6 +25,7 @@ from rich.progress import (
 
 from skillworks._printable import printable
 from skillworks.results import TrialResult
+from skillworks.stats.tables import cost_is_known, cost_text
 
 SUMMARY_INTERVAL_SEC = 30.0
 
@@ -54,8 +55,10 @@ class Tally:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    cost_unknown: int = 0
 
     def add(self, result: TrialResult) -> None:
+        self.cost_unknown += not cost_is_known(result)
         self.done += 1
         self.outcomes[result.outcome] = self.outcomes.get(result.outcome, 0) + 1
         self.input_tokens += result.usage.input_tokens
@@ -74,8 +77,10 @@ class Tally:
         eta = self.eta_sec()
         return (
             f"-- {self.done}/{self.total} trials done, {self.running} running: {outcomes}"
-            f" | tokens in {self.input_tokens:,} out {self.output_tokens:,} | cost ${self.cost_usd:.4f}"
-            f" | elapsed {_duration(elapsed)}"
+            f" | tokens in {self.input_tokens:,} out {self.output_tokens:,} | cost "
+            + ("$" if self.cost_unknown < self.done or not self.done else "")
+            + cost_text(self.cost_usd, self.cost_unknown, self.done)
+            + f" | elapsed {_duration(elapsed)}"
             + (f", ETA {_duration(eta)}" if eta is not None and self.done < self.total else "")
         )
 

@@ -3,6 +3,19 @@
 from __future__ import annotations
 
 from skillworks.report.model import IntervalOut, PassRateRow
+from skillworks.stats.tables import cost_text
+
+__all__ = ["cost_text"]  # templates call f.cost_text
+
+
+def rate_interval(row: PassRateRow) -> str:
+    """The interval the headline and PR comment show for a pass rate: over tasks (trial noise included),
+    the note when there are too few tasks; Wilson for a summary written before that interval existed."""
+    if row.task_interval is not None:
+        return interval(row.task_interval)
+    if row.task_interval_note is not None:
+        return row.task_interval_note
+    return interval(row.wilson)
 
 
 def pct(x: float | None, digits: int = 1) -> str:
@@ -21,8 +34,11 @@ def interval(iv: IntervalOut | None) -> str:
     return "—" if iv is None else f"[{iv.low * 100:.1f}, {iv.high * 100:.1f}]"
 
 
-def interval_pp(low: float | None, high: float | None) -> str:
-    return "—" if low is None or high is None else f"[{low:+.1f}, {high:+.1f}]"
+def interval_pp(low: float | None, high: float | None, note: str | None = None) -> str:
+    """``[low, high]`` in pp; the note (e.g. "too few tasks for an interval — n=3") when there is none."""
+    if low is None or high is None:
+        return note or "—"
+    return f"[{low:+.1f}, {high:+.1f}]"
 
 
 def counts(d: dict[str, int]) -> str:

@@ -3,7 +3,7 @@ condition the pass rate with its interval and errors, and each condition's Δ ve
 
 from __future__ import annotations
 
-from skillworks.report.formatting import interval, interval_pp, pct, pp, ungraded_only
+from skillworks.report.formatting import interval_pp, pct, pp, rate_interval, ungraded_only
 from skillworks.report.model import SCRIPTED_NOTE, PassRateRow, Summary
 
 
@@ -23,7 +23,9 @@ def headline_lines(summary: Summary) -> list[str]:
             rate = (
                 f"pass rate {'—':>6}  (no verifier)"
                 if ungraded_only(row)
-                else f"pass rate {pct(row.rate):>6}  95% CI {interval(row.wilson)}"
+                else f"pass rate {pct(row.rate):>6}  "
+                + ("95% CI " if row.task_interval is not None or row.task_interval_note is None else "")
+                + rate_interval(row)
             )
             lines.append(
                 f"  {row.condition:<{width}}  {rate}"
@@ -35,13 +37,21 @@ def headline_lines(summary: Summary) -> list[str]:
                 g = "undefined" if delta.g is None else f"{delta.g:.2f}"
                 lo, hi = delta.ci_low_pp, delta.ci_high_pp
                 crosses = lo is not None and hi is not None and lo <= 0 <= hi
+                if delta.delta_pp is None:
+                    lines.append(f"    {delta.ci_note or 'no Δ'}")
+                    continue
                 lines.append(
-                    f"    Δ vs {delta.baseline} {pp(delta.delta_pp)} pp, 95% CI {interval_pp(lo, hi)}"
+                    f"    Δ vs {delta.baseline} {pp(delta.delta_pp)} pp, "
+                    + (f"95% CI {interval_pp(lo, hi)}" if delta.ci_note is None else delta.ci_note)
                     + (f" inconclusive (n={row.n_tasks})" if crosses else "")
                     + f", g {g}"
                 )
                 lines.append(
                     f"    scored-only: Δ {pp(paired.delta_pp)} pp over {paired.n_paired} paired tasks"
-                    f", 95% CI {interval_pp(paired.ci_low_pp, paired.ci_high_pp)}"
+                    + (
+                        f", 95% CI {interval_pp(paired.ci_low_pp, paired.ci_high_pp)}"
+                        if paired.ci_note is None
+                        else f", no interval (n={paired.n_paired})"
+                    )
                 )
     return lines

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from skillworks.report.formatting import (
     agent_label,
+    cost_text,
     counts,
     interval,
     interval_pp,
@@ -116,10 +117,10 @@ def render_markdown(summary: Summary) -> str:
                     pct(d.with_rate),
                     pct(d.without_rate),
                     pp(d.delta_pp),
-                    interval_pp(d.ci_low_pp, d.ci_high_pp),
+                    interval_pp(d.ci_low_pp, d.ci_high_pp, d.ci_note),
                     num(d.g, 3) if d.g is not None else "undefined (baseline 100%)",
                     pp(d.paired.delta_pp),
-                    interval_pp(d.paired.ci_low_pp, d.paired.ci_high_pp),
+                    interval_pp(d.paired.ci_low_pp, d.paired.ci_high_pp, d.paired.ci_note),
                     str(d.paired.n_paired),
                     ", ".join(d.paired.unpaired_tasks) or "—",
                 ]
@@ -256,7 +257,11 @@ def render_markdown(summary: Summary) -> str:
                 f"{u.output_tokens:,} ({num(u.output_tokens_mean, 0)})",
                 f"{u.cached_tokens:,} ({num(u.cached_tokens_mean, 0)})",
                 f"{u.calls:,} ({num(u.calls_mean, 1)})",
-                f"{u.cost_usd:.4f} ({num(u.cost_usd_mean, 4)})",
+                (
+                    f"{u.cost_usd:.4f} ({num(u.cost_usd_mean, 4)})"
+                    if not u.cost_unknown
+                    else cost_text(u.cost_usd, u.cost_unknown, u.trials)
+                ),
                 f"{num(pt.setup_sec, 1)} / {num(pt.agent_sec, 1)} / {num(pt.verify_sec, 1)}",
                 counts(u.usage_sources),
                 counts(u.providers),

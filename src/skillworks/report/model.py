@@ -68,6 +68,11 @@ class PassRateRow(_Strict):
     wald_excluding_errors: IntervalOut | None
     wilson_excluding_errors: IntervalOut | None
     tasks_without_scored: list[str] = Field(description="tasks left out of rate_excluding_errors")
+    task_interval: IntervalOut | None = Field(
+        default=None,
+        description="t-interval over tasks with a trial-noise floor (the headline's and PR comment's interval)",
+    )
+    task_interval_note: str | None = Field(default=None, description="why there is no task_interval")
 
 
 class PairedDeltaOut(_Strict):
@@ -77,6 +82,7 @@ class PairedDeltaOut(_Strict):
     delta_pp: float | None
     ci_low_pp: float | None
     ci_high_pp: float | None
+    ci_note: str | None = Field(default=None, description="why there is no interval, when there is none")
 
 
 class DeltaRow(_Strict):
@@ -85,11 +91,13 @@ class DeltaRow(_Strict):
     agent: str
     with_rate: float
     without_rate: float
-    delta_pp: float = Field(description="fixed-frame Δ")
+    delta_pp: float | None = Field(description="fixed-frame Δ; None when the baseline has no scored trial")
     ci_low_pp: float | None = Field(
-        default=None, description="paired bootstrap interval of the fixed-frame Δ (per-task frame rates)"
+        default=None, description="paired interval of the fixed-frame Δ (per-task frame rates), see ci_method"
     )
     ci_high_pp: float | None = None
+    ci_method: str | None = Field(default=None, description="how the Δ interval was formed")
+    ci_note: str | None = Field(default=None, description="why there is no Δ interval, when there is none")
     g: float | None = Field(description="normalised gain Δ/(1 − without), fixed frame")
     g_note: str | None = None
     # Δ without errored trials is only formed over tasks scored on both sides (DESIGN: paired means paired)
@@ -218,6 +226,7 @@ class UsageRow(_Strict):
     calls_mean: float | None
     usage_sources: dict[str, int]
     cost_sources: dict[str, int]
+    cost_unknown: int = Field(default=0, description="trials with no known price, left out of cost_usd")
     providers: dict[str, int]
     models: dict[str, int]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
-from skillworks.report.formatting import interval, interval_pp, pct, pp, ungraded_only
+from skillworks.report.formatting import interval_pp, pct, pp, rate_interval, ungraded_only
 from skillworks.report.model import SCRIPTED_NOTE, DeltaRow, PassRateRow, Summary
 from skillworks.report.run_charts import column_order, delta_estimate
 
@@ -39,22 +39,22 @@ def render_pr_comment(summary: Summary, eval_lines: list[str] | None = None) -> 
         + (f", {c.ungraded} ungraded (no verifier)" if c.ungraded else "")
         + ".",
         "",
-        "| Condition | Agent | Pass rate | 95% CI (Wilson) | Errors |",
+        "| Condition | Agent | Pass rate | 95% CI (over tasks) | Errors |",
         "|---|---|---:|---|---:|",
     ]
     lines += [
         f"| {_cell(r.condition)} | {_cell(r.agent)} | "
-        + ("— (ungraded) | — |" if ungraded_only(r) else f"{pct(r.rate)} | {interval(r.wilson)} |")
+        + ("— (ungraded) | — |" if ungraded_only(r) else f"{pct(r.rate)} | {rate_interval(r)} |")
         + f" {r.errored}/{r.planned} |"
         for r in _by_agent(s.pass_rates)
     ]
     if s.deltas:
-        lines += ["", f"**Skill effect vs `{s.deltas[0].baseline}`** (paired bootstrap over tasks)", ""]
+        lines += ["", f"**Skill effect vs `{s.deltas[0].baseline}`** (paired over tasks, trial noise included)", ""]
         lines += ["| Condition | Agent | Δ (pp) | 95% CI | Verdict |", "|---|---|---:|---|---|"]
         for d in _by_agent(s.deltas):
             est, low, high, n = delta_estimate(d)
             if low is None or high is None:
-                verdict = f"no interval (n={n})"
+                verdict = d.ci_note or f"no interval (n={n})"
             elif low > 0:
                 verdict = "better"
             elif high < 0:

@@ -31,7 +31,7 @@ def _label(condition: str, agent: str | None, multi_agent: bool) -> str:
 def delta_estimate(d: DeltaRow) -> tuple[float | None, float | None, float | None, int]:
     """(Δ, CI low, CI high, n) in pp: the fixed-frame Δ with its paired bootstrap CI over tasks; for a
     summary written before that CI existed, the scored-only paired Δ and its CI."""
-    if d.ci_low_pp is not None and d.ci_high_pp is not None:
+    if d.ci_method is not None or (d.ci_low_pp is not None and d.ci_high_pp is not None):
         return d.delta_pp, d.ci_low_pp, d.ci_high_pp, d.paired.n_paired + len(d.paired.unpaired_tasks)
     p = d.paired
     return p.delta_pp, p.ci_low_pp, p.ci_high_pp, p.n_paired
@@ -40,7 +40,9 @@ def delta_estimate(d: DeltaRow) -> tuple[float | None, float | None, float | Non
 def delta_label(d: DeltaRow) -> str:
     est, low, high, n = delta_estimate(d)
     if est is None:
-        return "Δ undefined (no task scored on both sides)"
+        return f"Δ undefined ({d.ci_note or 'no task scored on both sides'})"
+    if low is None or high is None:
+        return f"Δ {pp(est)} pp, {d.ci_note or d.paired.ci_note or 'no interval'}"
     text = f"Δ {pp(est)} pp, 95% CI {interval_pp(low, high)}"
     if low is not None and high is not None and low <= 0 <= high:
         text += f" inconclusive (n={n})"

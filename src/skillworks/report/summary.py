@@ -40,6 +40,7 @@ from skillworks.stats import (
     DEFAULT_RESAMPLES,
     Interval,
     MacroRate,
+    PairedDelta,
     delta_pp,
     failure_mode_counts,
     is_scored,
@@ -47,21 +48,60 @@ from skillworks.stats import (
     mean_of_defined,
     normalised_gain,
     outcome_counts,
-    paired_bootstrap_delta,
+    paired_delta,
     phase_times,
     skill_invocation,
     task_macro_rate,
+    task_mean_interval,
+    too_few_tasks_note,
     usage_totals,
     wald_interval,
     wilson_interval,
 )
 
 BASELINE = "none"
+
+
+def _task_interval(m: MacroRate, confidence: float) -> dict[str, IntervalOut | str | None]:
+    """The pass rate's interval over tasks (``task_mean_interval``), or the reason there is none."""
+    found = task_mean_interval(
+        {t: (v.rate, max(v.planned, v.recorded)) for t, v in m.per_task.items()}, confidence=confidence
+    )
+    if found is None:
+        return {"task_interval": None, "task_interval_note": too_few_tasks_note(m.n_tasks)}
+    return {"task_interval": IntervalOut(low=found[0], high=found[1]), "task_interval_note": None}
+
+
+def _no_baseline_reason(wo: MacroRate) -> str | None:
+    """Why a condition gets no Δ against this baseline, or None: a baseline without one scored trial
+    (all errored or missing) measures the harness, not the agent without the skill."""
+    if wo.scored == 0:
+        return f"no Δ: the '{BASELINE}' baseline has no scored trial"
+    return None
+
+
+def _paired_deltas(w: MacroRate, wo: MacroRate, confidence: float) -> tuple[PairedDelta, PairedDelta]:
+    """The Δ intervals of one (condition, agent) vs its baseline: the fixed frame (every planned trial,
+    errors 0) and scored-only (errors left out); both by :func:`skillworks.stats.paired_delta`."""
+    frame = paired_delta(
+        {t: (v.rate, max(v.planned, v.recorded)) for t, v in w.per_task.items()},
+        {t: (v.rate, max(v.planned, v.recorded)) for t, v in wo.per_task.items()},
+        confidence=confidence,
+    )
+    scored = paired_delta(
+        {t: (v.rate_excluding_errors, v.scored) for t, v in w.per_task.items()},
+        {t: (v.rate_excluding_errors, v.scored) for t, v in wo.per_task.items()},
+        confidence=confidence,
+    )
+    return frame, scored
+
+
 INTERVAL_NOTE = (
     "Wald and Wilson 95% intervals treat a task-macro rate as a proportion over n = tasks x trials "
     "(the fixed frame), as SkillsBench publishes them; the rate excluding errored trials uses n = scored "
-    "trials. Δ intervals come from a paired bootstrap over tasks, using per-task mean reward over scored "
-    "trials; only tasks scored on both sides are paired."
+    "trials. Δ intervals are paired t-intervals over tasks (df = tasks − 1) whose variance is at least the "
+    "within-task trial noise, so trial-to-trial variance is in them; only tasks scored on both sides are "
+    "paired, and below 5 paired tasks no interval is given (too few tasks)."
 )
 
 Cell = tuple[str, str]  # (condition, agent)
@@ -296,6 +336,7 @@ def build_summary(
                     _interval(wilson_interval(excl, n_excl, confidence)) if excl is not None else None
                 ),
                 tasks_without_scored=m.tasks_without_scored,
+                **_task_interval(m, confidence),
             )
         )
         if m.recorded == 0:
@@ -319,21 +360,10 @@ def build_summary(
             row_wo: list[float | None] = []
             for agent in agent_names:
                 w, wo = macro[(cond, agent)], macro[(BASELINE, agent)]
-                g = normalised_gain(w.rate, wo.rate)
-                frame = paired_bootstrap_delta(  # the headline Δ's own interval: same fixed frame
-                    {t: v.rate for t, v in w.per_task.items()},
-                    {t: v.rate for t, v in wo.per_task.items()},
-                    resamples=resamples,
-                    seed=boot_seed,
-                    confidence=confidence,
-                )
-                pd = paired_bootstrap_delta(
-                    {t: v.rate_excluding_errors for t, v in w.per_task.items()},
-                    {t: v.rate_excluding_errors for t, v in wo.per_task.items()},
-                    resamples=resamples,
-                    seed=boot_seed,
-                    confidence=confidence,
-                )
+                frame, pd = _paired_deltas(w, wo, confidence)
+                no_baseline = _no_baseline_reason(wo)
+                g = None if no_baseline else normalised_gain(w.rate, wo.rate)
+                dpp = None if no_baseline else delta_pp(w.rate, wo.rate)
                 deltas.append(
                     DeltaRow(
                         condition=cond,
@@ -341,11 +371,13 @@ def build_summary(
                         agent=agent,
                         with_rate=w.rate,
                         without_rate=wo.rate,
-                        delta_pp=delta_pp(w.rate, wo.rate),
-                        ci_low_pp=frame.ci_low_pp,
-                        ci_high_pp=frame.ci_high_pp,
+                        delta_pp=dpp,
+                        ci_low_pp=None if no_baseline else frame.ci_low_pp,
+                        ci_high_pp=None if no_baseline else frame.ci_high_pp,
+                        ci_method=frame.method,
+                        ci_note=no_baseline or frame.note,
                         g=g,
-                        g_note=None if g is not None else "undefined: the baseline is already 100%",
+                        g_note=None if g is not None else (no_baseline or "undefined: the baseline is already 100%"),
                         paired=PairedDeltaOut(
                             n_paired=len(pd.paired_tasks),
                             paired_tasks=pd.paired_tasks,
@@ -353,11 +385,12 @@ def build_summary(
                             delta_pp=pd.delta_pp,
                             ci_low_pp=pd.ci_low_pp,
                             ci_high_pp=pd.ci_high_pp,
+                            ci_note=pd.note,
                         ),
                     )
                 )
                 row_gs.append(g)
-                row_ds.append(delta_pp(w.rate, wo.rate))
+                row_ds.append(dpp)
                 row_w.append(w.rate)
                 row_wo.append(wo.rate)
             mg, md = mean_of_defined(row_gs), mean_of_defined(row_ds)

@@ -10,6 +10,7 @@ from skillworks.stats.delta import (
     mean_of_defined,
     normalised_gain,
     paired_bootstrap_delta,
+    task_bootstrap_delta,
 )
 from skillworks.stats.intervals import Interval, wald_interval, wilson_interval, z_for
 from skillworks.stats.lift import (
@@ -23,6 +24,15 @@ from skillworks.stats.lift import (
     metric_names,
     normal_interval,
     skill_lift,
+)
+from skillworks.stats.paired import (
+    MIN_TASKS_FOR_INTERVAL,
+    PAIRED_T_METHOD,
+    TaskSide,
+    minimum_detectable_effect,
+    paired_delta,
+    task_mean_interval,
+    too_few_tasks_note,
 )
 from skillworks.stats.passk import PassAtK, mean_pass_at_k, pass_at_k
 from skillworks.stats.rates import MacroRate, TaskRate, is_scored, latest_attempts, task_macro_rate
@@ -43,6 +53,8 @@ from skillworks.stats.tables import (
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
     "DEFAULT_RESAMPLES",
+    "MIN_TASKS_FOR_INTERVAL",
+    "PAIRED_T_METHOD",
     "CaseKey",
     "CaseLift",
     "CellLift",
@@ -58,6 +70,7 @@ __all__ = [
     "Resolution",
     "SkillInvocation",
     "TaskRate",
+    "TaskSide",
     "UnpairedCase",
     "UsageTotals",
     "cluster_bootstrap",
@@ -68,15 +81,20 @@ __all__ = [
     "mean_of_defined",
     "mean_pass_at_k",
     "metric_names",
+    "minimum_detectable_effect",
     "normal_interval",
     "normalised_gain",
     "outcome_counts",
     "paired_bootstrap_delta",
+    "paired_delta",
     "pass_at_k",
     "phase_times",
     "skill_invocation",
     "skill_lift",
+    "task_bootstrap_delta",
     "task_macro_rate",
+    "task_mean_interval",
+    "too_few_tasks_note",
     "usage_totals",
     "wald_interval",
     "wilson_interval",

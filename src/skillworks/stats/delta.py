@@ -63,9 +63,14 @@ class PairedDelta:
     seed: int
     confidence: float
     per_task_pp: dict[str, float] = field(default_factory=dict)
+    method: str = "task bootstrap"
+    """how the interval was formed: "task bootstrap" (tasks resampled, trial noise ignored) or the
+    paired-t of :mod:`skillworks.stats.paired`"""
+    note: str | None = None
+    """why there is no interval, when there is none"""
 
 
-def paired_bootstrap_delta(
+def task_bootstrap_delta(
     with_by_task: Mapping[str, float | None],
     without_by_task: Mapping[str, float | None],
     *,
@@ -73,7 +78,8 @@ def paired_bootstrap_delta(
     seed: int = 0,
     confidence: float = 0.95,
 ) -> PairedDelta:
-    """Paired bootstrap over tasks for Δ.
+    """Paired bootstrap over tasks for Δ (task-only: the trials behind each task's rate are not resampled,
+    so it under-covers at small n; the reports use :func:`skillworks.stats.paired.paired_delta`).
 
     Each mapping gives a task's rate on one side, or None when that side has no scored trial for it.
     A task is paired when both sides have a number. Tasks are resampled with replacement
@@ -121,3 +127,7 @@ def paired_bootstrap_delta(
         confidence=confidence,
         per_task_pp={t: v * 100.0 for t, v in zip(paired, diffs, strict=True)},
     )
+
+
+paired_bootstrap_delta = task_bootstrap_delta
+"""The former name of :func:`task_bootstrap_delta` (kept for callers that reproduce published tables)."""

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from skillworks.results import TrialResult
 from skillworks.stats.intervals import Interval, z_for
+from skillworks.stats.paired import MIN_TASKS_FOR_INTERVAL, t_quantile
 
 if TYPE_CHECKING:
     import numpy as np
@@ -118,6 +119,21 @@ def normal_interval(deltas: np.ndarray, confidence: float = 0.95) -> tuple[np.nd
     mean = d.mean(axis=-1)
     half = z_for(confidence) * d.std(axis=-1, ddof=1) / math.sqrt(n)
     return mean - half, mean + half
+
+
+def _bounded_t_interval(deltas: np.ndarray, side_values: Sequence[float], confidence: float) -> Interval | None:
+    """t-interval (df = cases − 1) of the mean lift, None below ``MIN_TASKS_FOR_INTERVAL`` paired cases (the
+    small-n rule of :mod:`skillworks.stats.paired`); clipped to [−1, 1] when every side value lies in [0, 1]
+    (a lift of a metric on [0, 1] cannot leave that range)."""
+    n = len(deltas)
+    if n < max(MIN_TASKS_FOR_INTERVAL, 2):
+        return None
+    mean = float(deltas.mean())
+    half = t_quantile(confidence, n - 1) * float(deltas.std(ddof=1)) / math.sqrt(n)
+    low, high = mean - half, mean + half
+    if all(0.0 <= v <= 1.0 for v in side_values):
+        low, high = max(-1.0, low), min(1.0, high)
+    return Interval(low, high)
 
 
 def cluster_bootstrap(
@@ -219,10 +235,9 @@ def skill_lift(
     ]
     deltas = np.array([c.delta for c in cases], dtype=float)
     n = len(cases)
-    normal: Interval | None = None
-    if n >= 2:
-        low, high = normal_interval(deltas, confidence)
-        normal = Interval(float(low), float(high))
+    normal = _bounded_t_interval(
+        deltas, [c.treatment.mean for c in cases] + [c.baseline.mean for c in cases], confidence
+    )
     cells: dict[tuple[str, str], list[CaseLift]] = {}
     for c in cases:
         cells.setdefault((c.key.skill, c.key.agent), []).append(c)

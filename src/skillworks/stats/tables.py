@@ -180,6 +180,24 @@ class UsageTotals:
     cost_sources: dict[str, int] = field(default_factory=dict)
     providers: dict[str, int] = field(default_factory=dict)
     models: dict[str, int] = field(default_factory=dict)
+    cost_unknown: int = 0
+    """trials whose cost is not known (see :func:`cost_is_known`): cost_usd leaves them out"""
+
+
+def cost_is_known(result: TrialResult) -> bool:
+    """False when a trial talked to a priced provider but no price was found: no cost source (or "none")
+    and a provider that is not the scripted test double. A trial without a provider (oracle, nop) cost 0."""
+    if result.usage.cost_source not in (None, "none"):
+        return True
+    return result.provider in (None, "scripted")
+
+
+def cost_text(cost_usd: float, unknown: int, trials: int, digits: int = 4) -> str:
+    """``0.1234``; ``unknown`` when no trial's cost is known; ``0.1234 + unknown (k trials)`` when some are."""
+    if unknown and unknown >= trials:
+        return "unknown"
+    text = f"{cost_usd:.{digits}f}"
+    return f"{text} + unknown ({unknown} trial{'s' if unknown != 1 else ''})" if unknown else text
 
 
 def usage_totals(results: Sequence[TrialResult]) -> UsageTotals:
@@ -212,4 +230,5 @@ def usage_totals(results: Sequence[TrialResult]) -> UsageTotals:
         cost_sources=counts([r.usage.cost_source or "none" for r in results]),
         providers=counts([r.provider or "unknown" for r in results]),
         models=counts([r.model or "unknown" for r in results]),
+        cost_unknown=sum(1 for r in results if not cost_is_known(r)),
     )

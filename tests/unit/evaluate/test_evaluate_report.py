@@ -155,7 +155,7 @@ def test_eval_report_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
     run = _write_run(tmp_path, "alpha", [("a", W, 0, 1.0, None, False), ("a", B, 0, 0.5, None, False)])
     assert _cli(monkeypatch, "eval-report", str(run)) == 0
     out = capsys.readouterr().out
-    assert "Skill Lift (with-skill vs target-withheld): +0.500 (no 95% CI: n=1 paired case(s)); 0 negative" in out
+    assert "Skill Lift (with-skill vs target-withheld): +0.500 (too few cases for an interval — n=1); 0 negative" in out
     assert (run / "eval_report.md").is_file()
     assert _cli(monkeypatch, "eval-report", str(tmp_path / "nope")) == 2
     assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'nope'}: not a run directory (no experiment.json)"
@@ -171,8 +171,8 @@ def test_eval_html_has_forest_heatmaps_negative_pairs_weights_and_unscored_reaso
     files = write_eval_report(run)
     html = files["eval_html"].read_text()
     assert html.count('data-chart="forest"') == 1 and html.count('data-chart="heatmap"') == 2
-    # lift (1 - 0.25) / 2 = +0.375 over 2 paired cases, its normal CI crosses 0
-    assert "inconclusive (n=2)" in html
+    # lift (1 - 0.25) / 2 = +0.375 over 2 paired cases: too few for an interval, no verdict
+    assert "too few cases for an interval — n=2" in html and "inconclusive (n=2)" not in html
     assert "side by side" in html and "pairs/alpha--b__with-skill__builtin-a__t0__vs__target-withheld.html" in html
     assert '<td>security</td><td class="n">1</td>' in html  # weights used (1 unless set)
     assert "setup / sandbox_error: boom" in html  # the errored baseline of case c

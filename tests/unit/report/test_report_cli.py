@@ -110,8 +110,8 @@ def test_report_at_80_columns_prints_the_headline_with_whole_numbers(
     lines = [line for line in capsys.readouterr().out.splitlines() if not line.startswith("wrote ")]
     assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
     text = "\n".join(lines)
-    assert "curated  pass rate  75.0%  95% CI [36.5, 94.0]  errors 0/6" in text
-    assert "Δ vs none +25.0 pp, 95% CI [" in text and "inconclusive (n=2)" in text
+    assert "curated  pass rate  75.0%  too few tasks for an interval — n=2  errors 0/6" in text
+    assert "Δ vs none +25.0 pp, too few tasks for an interval — n=2, g 0.50" in text  # 2 tasks: no interval
 
 
 def test_report_format_json_prints_the_summary_alone(
@@ -139,8 +139,8 @@ def test_report_format_pr_comment(
     assert out == (run / "pr_comment.md").read_text()
     assert out.startswith("<!-- skillworks-report -->\n### skillworks: run-1")
     assert "> **Warning:** results produced with the scripted test provider" in out
-    assert "| curated | a1 | 75.0% | [36.5, 94.0] | 0/6 |" in out
-    assert "| curated | a1 | +25.0 | [" in out and "inconclusive (n=2) |" in out  # the headline Δ, with its CI
+    assert "| curated | a1 | 75.0% | too few tasks for an interval — n=2 | 0/6 |" in out
+    assert "| curated | a1 | +25.0 | — | too few tasks for an interval — n=2 |" in out  # 2 tasks: no verdict
     assert "a \\| b <script>" in out  # a pipe cannot break the table; a newline cannot break the list
     assert "wrote" not in out and "wrote" in captured.err  # stdout holds the comment alone
     assert (run / "summary.json").is_file() and not (run / "report.html").exists()

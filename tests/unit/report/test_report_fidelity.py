@@ -29,15 +29,16 @@ def test_headline_delta_gets_an_interval_on_its_own_frame(fx: Any, tmp_path: Pat
     s = build_summary(run, resamples=2000)
     (d,) = s.deltas
     assert round(d.delta_pp, 1) == 16.7
-    assert d.ci_low_pp is not None and d.ci_high_pp is not None
-    assert d.ci_low_pp <= d.delta_pp <= d.ci_high_pp
-    assert (d.ci_low_pp, d.ci_high_pp) == (-50.0, 50.0)
-    assert d.paired.delta_pp == 50.0 and (d.paired.ci_low_pp, d.paired.ci_high_pp) == (50.0, 50.0)
+    assert d.ci_low_pp is None and d.ci_note == "too few tasks for an interval — n=3"  # never [x, x] from 3 tasks
+    assert d.paired.delta_pp == 50.0 and d.paired.ci_low_pp is None
     text = "\n".join(headline_lines(s))
-    assert "Δ vs none +16.7 pp, 95% CI [-50.0, +50.0] inconclusive (n=3), g 0.33" in text
-    assert "scored-only: Δ +50.0 pp over 2 paired tasks, 95% CI [+50.0, +50.0]" in text
+    assert "Δ vs none +16.7 pp, too few tasks for an interval — n=3, g 0.33" in text
+    assert "scored-only: Δ +50.0 pp over 2 paired tasks, no interval (n=2)" in text
     md = render_markdown(s)
-    assert "| curated | a1 | 66.7% | 50.0% | +16.7 | [-50.0, +50.0] | 0.333 | +50.0 | [+50.0, +50.0] | 2 | t1 |" in md
+    assert (
+        "| curated | a1 | 66.7% | 50.0% | +16.7 | too few tasks for an interval — n=3 | 0.333 | +50.0 | "
+        "too few tasks for an interval — n=2 | 2 | t1 |"
+    ) in md
 
 
 def test_mean_row_over_configurations(fx: Any, tmp_path: Path) -> None:
@@ -59,3 +60,45 @@ def test_mean_row_over_configurations(fx: Any, tmp_path: Path) -> None:
     assert row.mean_g == 0.75
     md = render_markdown(s)
     assert "| curated | 2 | 75.0% | 25.0% | +50.0 | 0.750 | 0 |" in md
+
+
+def test_a_baseline_without_a_scored_trial_gets_no_delta(fx: Any, tmp_path: Path) -> None:
+    results = []
+    for task in ("t1", "t2", "t3", "t4", "t5", "t6"):
+        results.append(fx.trial(task, "none", 0, None, error=ERR))  # every baseline trial errored
+        results.append(fx.trial(task, "curated", 0, 1.0))
+    run = fx.write_run(tmp_path, results, fx.experiment(tasks=("t1", "t2", "t3", "t4", "t5", "t6"), trials=1))
+    (d,) = build_summary(run).deltas
+    assert d.delta_pp is None and d.g is None and d.ci_low_pp is None
+    assert d.ci_note == "no Δ: the 'none' baseline has no scored trial"
+    assert "    no Δ: the 'none' baseline has no scored trial" in headline_lines(build_summary(run))
+
+
+def test_six_tasks_get_a_delta_interval_everywhere(fx: Any, tmp_path: Path) -> None:
+    """At 6 paired tasks, each with the same observed difference, the interval is not zero-width."""
+    tasks = tuple(f"t{i}" for i in range(6))
+    results = []
+    for task in tasks:
+        for k in range(2):
+            results.append(fx.trial(task, "none", k, 1.0 if k == 0 else 0.0))
+            results.append(fx.trial(task, "curated", k, 1.0))
+    s = build_summary(fx.write_run(tmp_path, results, fx.experiment(tasks=tasks, trials=2)))
+    (d,) = s.deltas
+    assert d.ci_low_pp is not None and d.ci_high_pp is not None and d.ci_note is None
+    assert d.ci_low_pp < 50.0 < d.ci_high_pp and d.ci_high_pp - d.ci_low_pp > 20.0
+    text = "\n".join(headline_lines(s))
+    assert f"Δ vs none +50.0 pp, 95% CI [{d.ci_low_pp:+.1f}, {d.ci_high_pp:+.1f}]" in text
+    assert f"+50.0 | [{d.ci_low_pp:+.1f}, {d.ci_high_pp:+.1f}]" in render_markdown(s)
+
+
+def test_pass_rate_interval_over_tasks_in_headline_and_pr_comment(fx: Any, tmp_path: Path) -> None:
+    from skillworks.report.pr_comment import render_pr_comment
+
+    tasks = tuple(f"t{i}" for i in range(6))
+    results = [fx.trial(t, c, k, 1.0) for t in tasks for c in ("none", "curated") for k in range(2)]
+    s = build_summary(fx.write_run(tmp_path, results, fx.experiment(tasks=tasks, trials=2)))
+    row = next(r for r in s.pass_rates if r.condition == "curated")
+    assert row.task_interval is not None and row.task_interval.high == 1.0 and row.task_interval.low < 1.0
+    shown = f"[{row.task_interval.low * 100:.1f}, 100.0]"
+    assert f"curated  pass rate 100.0%  95% CI {shown}" in "\n".join(headline_lines(s))
+    assert f"| curated | a1 | 100.0% | {shown} |" in render_pr_comment(s)

@@ -97,7 +97,7 @@ def test_run_report_has_every_chart_and_its_cells_link_to_trial_pages(fx: Any, t
     assert len(pages) == 11  # every recorded trial; the missing one has no page
     pairs = {p for p in links if p.parent.name == "pairs"}
     assert len(pairs) == 5  # curated trials with a none trial of the same index
-    assert "inconclusive (n=2)" in html  # the Δ interval crosses 0 over 2 paired tasks
+    assert "too few tasks for an interval — n=2" in html  # 2 paired tasks: no Δ interval, no verdict
     for page in pages | pairs:
         back = links_of(page)
         assert html_path.resolve() in back and all(p.is_file() for p in back), page

@@ -62,7 +62,7 @@ def test_markdown_sections_and_numbers(fx: Any, tmp_path: Path) -> None:
         assert heading in md
     assert SCRIPTED_NOTE in md
     assert "| curated | a1 | 75.0% | [40.4, 100.0] | [36.5, 94.0] | 87.5% |" in md
-    assert "| curated | a1 | 75.0% | 50.0% | +25.0 | [-16.7, +66.7] | 0.500 |" in md
+    assert "| curated | a1 | 75.0% | 50.0% | +25.0 | too few tasks for an interval — n=2 | 0.500 |" in md
     assert "t2 / curated / a1 / t2 (run-1)" in md
     assert "container failed \\| to start" in md  # pipe escaped inside the table
     assert "3/5" in md  # skill invocation: 3 invoked of 5 scored

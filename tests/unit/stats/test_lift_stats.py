@@ -55,11 +55,7 @@ def test_paired_lift_by_hand() -> None:
     assert lift.lift == pytest.approx(-1 / 6)
     assert lift.treatment_mean == pytest.approx(0.5)  # (1 + 0.5 + 0) / 3
     assert lift.baseline_mean == pytest.approx(2 / 3)  # (0.5 + 0.5 + 1) / 3
-    # sd = sqrt(7/12), se = sqrt(7)/6
-    half = Z95 * math.sqrt(7) / 6
-    assert lift.normal_ci is not None
-    assert lift.normal_ci.low == pytest.approx(-1 / 6 - half)
-    assert lift.normal_ci.high == pytest.approx(-1 / 6 + half)
+    assert lift.normal_ci is None  # 3 paired cases: below the small-n rule, no interval
     assert lift.positive_fraction == pytest.approx(1 / 3)
     assert [c.key.task_id for c in lift.negative_cases] == ["s--c"]
     neg = lift.negative_cases[0]
@@ -75,7 +71,7 @@ def test_frame_lists_cases_with_no_scores() -> None:
     results = [_r("s--a", W, 1.0), _r("s--a", B, 0.0)]
     frame = [CaseKey("s", "a", "s--a"), CaseKey("s", "a", "s--z")]
     lift = skill_lift(results, "overall", frame=frame)
-    assert lift.n_paired == 1 and lift.normal_ci is None  # n < 2: no interval
+    assert lift.n_paired == 1 and lift.normal_ci is None  # n < 5: no interval
     assert [u.key.task_id for u in lift.unpaired] == ["s--z"]
 
 
@@ -118,3 +114,15 @@ def test_product_conditions_are_just_other_names() -> None:
     results = [_r("s--a", "product-x", 0.9), _r("s--a", "product-base", 0.4)]
     lift = skill_lift(results, "overall", treatment="product-x", baseline="product-base")
     assert lift.lift == pytest.approx(0.5) and lift.treatment == "product-x"
+
+
+def test_lift_interval_is_a_t_interval_bounded_to_the_metric_range() -> None:
+    # five cases: treatment 1 everywhere, baseline 0 on four and 1 on one: lift mean 0.8
+    results = [_r(f"s--{c}", W, 1.0) for c in "abcde"]
+    results += [_r(f"s--{c}", B, 0.0 if c != "e" else 1.0) for c in "abcde"]
+    lift = skill_lift(results, "overall")
+    assert lift.n_paired == 5 and lift.lift == pytest.approx(0.8)
+    assert lift.normal_ci is not None
+    # sd of (1,1,1,1,0) = sqrt(0.2); t_4 = 2.776: 0.8 + 2.776 * 0.2 = 1.355 is clipped to 1
+    assert lift.normal_ci.high == 1.0
+    assert lift.normal_ci.low == pytest.approx(0.8 - 2.7764451 * math.sqrt(0.2 / 5), abs=1e-6)

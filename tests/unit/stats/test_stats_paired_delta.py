@@ -1,0 +1,76 @@
+"""The Δ interval the reports show (paired-t with a trial-noise floor) and its small-n rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from skillworks.stats import (
+    MIN_TASKS_FOR_INTERVAL,
+    paired_delta,
+    task_bootstrap_delta,
+    task_mean_interval,
+)
+
+
+def _sides(rate: float, trials: int, n: int) -> dict[str, tuple[float | None, int]]:
+    return {f"t{i}": (rate, trials) for i in range(n)}
+
+
+def test_issue_example_is_not_a_zero_width_interval() -> None:
+    """4 tasks x 2 trials, `none` passes 1 of 2 on every task, `curated` both: the task-only bootstrap
+    says [+50, +50]; the reported method gives no interval at 4 tasks, and at 5+ a wide one."""
+    boot = task_bootstrap_delta(
+        {t: r for t, (r, _) in _sides(1.0, 2, 4).items()}, {t: r for t, (r, _) in _sides(0.5, 2, 4).items()}
+    )
+    assert (boot.ci_low_pp, boot.ci_high_pp) == (50.0, 50.0)  # what the issue measured
+    d = paired_delta(_sides(1.0, 2, 4), _sides(0.5, 2, 4))
+    assert d.delta_pp == pytest.approx(50.0)
+    assert d.ci_low_pp is None and d.note == "too few tasks for an interval — n=4"
+    # the same data with the threshold lowered: trial noise alone widens it
+    d5 = paired_delta(_sides(1.0, 2, 4), _sides(0.5, 2, 4), min_tasks=4)
+    assert d5.ci_low_pp is not None and d5.ci_high_pp is not None
+    assert d5.ci_high_pp - d5.ci_low_pp > 50.0
+    assert d5.ci_low_pp < 50.0 < d5.ci_high_pp
+
+
+def test_pinned_values_and_clipping() -> None:
+    w = {"a": (1.0, 3), "b": (2 / 3, 3), "c": (1.0, 3), "d": (1 / 3, 3), "e": (1.0, 3)}
+    wo = {"a": (0.0, 3), "b": (2 / 3, 3), "c": (1 / 3, 3), "d": (0.0, 3), "e": (1.0, 3)}
+    d = paired_delta(w, wo)
+    assert d.delta_pp == pytest.approx(40.0)
+    # between-task variance of (1, 0, 2/3, 1/3, 0) = 0.1889 beats the trial-noise floor; t_4 = 2.776
+    assert (round(d.ci_low_pp or 0, 2), round(d.ci_high_pp or 0, 2)) == (-13.96, 93.96)
+    everything = paired_delta(_sides(1.0, 1, 5), _sides(0.0, 1, 5))
+    assert everything.ci_high_pp == 100.0 and everything.ci_low_pp is not None and everything.ci_low_pp < 100.0
+
+
+def test_identical_summaries_still_carry_trial_noise() -> None:
+    d = paired_delta(_sides(0.0, 5, 10), _sides(0.0, 5, 10))
+    assert d.delta_pp == 0.0 and d.ci_low_pp is not None and d.ci_high_pp is not None
+    assert d.ci_low_pp < 0.0 < d.ci_high_pp
+
+
+def test_unpaired_tasks_are_listed_not_imputed() -> None:
+    w = {**_sides(1.0, 2, 6), "x": (None, 0)}
+    d = paired_delta(w, {**_sides(0.5, 2, 6), "x": (0.5, 2)})
+    assert d.unpaired_tasks == ["x"] and len(d.paired_tasks) == 6
+    none = paired_delta({"x": (None, 0)}, {"x": (1.0, 2)})
+    assert none.delta_pp is None and none.note == "no task scored on both sides"
+
+
+def test_pass_rate_interval_has_the_same_rule() -> None:
+    assert task_mean_interval(_sides(0.5, 3, MIN_TASKS_FOR_INTERVAL - 1)) is None
+    low, high = task_mean_interval(_sides(1.0, 3, 10)) or (0.0, 0.0)
+    assert high == 1.0 and 0.8 < low < 1.0  # all passed, still not [1, 1]
+    with pytest.raises(ValueError, match="confidence"):
+        paired_delta({}, {}, confidence=1.5)
+
+
+def test_minimum_detectable_effect_on_fixed_inputs() -> None:
+    from skillworks.stats import minimum_detectable_effect
+
+    # 20 tasks x 3 trials at 50 %: (t_19(.975) + t_19(.8)) * sqrt(2 * .25 / 3 / 20)
+    assert minimum_detectable_effect(20, 3) == pytest.approx((2.093024 + 0.860951) * (0.5 / 3 / 20) ** 0.5, rel=1e-5)
+    assert minimum_detectable_effect(4, 5) is None  # below the small-n rule
+    assert (minimum_detectable_effect(20, 3, task_sd=0.3) or 0) > (minimum_detectable_effect(20, 3) or 1)
+    assert (minimum_detectable_effect(100, 5) or 1) < (minimum_detectable_effect(10, 5) or 0)
