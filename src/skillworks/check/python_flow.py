@@ -246,7 +246,10 @@ class _Flow:
 
     # --- sinks ----------------------------------------------------------------------------------------
     def add(self, rule: str, message: str, node: ast.AST, high: bool = True) -> None:
-        self.hits.append(PyHit(rule, message, getattr(node, "lineno", 1), high))
+        # names carry data flow-insensitively across the module: a hit that needs them is reported, but only
+        # a source inside the sink's own expression (or a command string) is confident enough to block
+        direct = not any(isinstance(sub, ast.Name) and sub.id in self.names for sub in ast.walk(node))
+        self.hits.append(PyHit(rule, message, getattr(node, "lineno", 1), high and direct))
 
     def sink(self, call: ast.Call) -> None:
         fn = self.resolve(call.func)
