@@ -579,7 +579,7 @@ _RULES: list[Rule] = [
     Rule(
         "sec-remote-exec",
         S,
-        WARN,
+        ERR,
         "downloads and executes code",
         "Piping a download into a shell runs whatever the server returns.",
         "Download, verify a checksum, then run; or use a pinned package.",
@@ -607,6 +607,41 @@ _RULES: list[Rule] = [
         "obfuscated code",
         "Executing decoded or encoded blobs hides what the code does from reviewers.",
         "Ship readable source instead of encoded payloads.",
+    ),
+    Rule(
+        "sec-persistence",
+        S,
+        ERR,
+        "installs itself to run again later",
+        "Writing to shell start-up files, crontabs, systemd units, launch agents or git hooks makes code run "
+        "long after the skill's task is over, outside the agent's view.",
+        "Remove the change; a skill must leave the user's start-up files and schedulers alone.",
+    ),
+    Rule(
+        "sec-lifecycle-script",
+        S,
+        WARN,
+        "package install hook",
+        "npm preinstall/install/postinstall scripts and setup.py install commands run code the moment a "
+        "dependency is installed, before anyone reads it.",
+        "Drop the hook, or ship the step as a script the agent runs on purpose.",
+    ),
+    Rule(
+        "sec-permission-tampering",
+        S,
+        ERR,
+        "turns off the agent's permission checks",
+        "Telling the agent to run without approvals or sandbox (--dangerously-skip-permissions, "
+        "bypassPermissions, 'disable your safety checks') removes the user's control over what it does.",
+        "Remove the instruction; let the user choose the agent's permission mode.",
+    ),
+    Rule(
+        "sec-typosquat",
+        S,
+        WARN,
+        "dependency name one typo away from a popular package",
+        "Typosquatted packages (reqeusts, python-dateutils, crossenv) are a common way malware is installed.",
+        "Check the spelling against the real package's name.",
     ),
     # --- Task leakage (tasks check) --------------------------------------------------------------
     Rule(

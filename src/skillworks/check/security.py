@@ -15,9 +15,11 @@ from dataclasses import dataclass
 
 from skillworks.check.context import TextMap
 from skillworks.check.model import Confidence, Context, Finding
-from skillworks.check.reader import SkillSource
+from skillworks.check.python_flow import analyse_python
+from skillworks.check.reader import SkillFile, SkillSource
 from skillworks.check.secrets import find_secrets
 from skillworks.check.severity import PHRASE_RULES, Assessment, assess, security_finding
+from skillworks.check.shell_flow import analyse_shell
 
 _I = re.I | re.M
 HIGH, MEDIUM, LOW = Confidence.HIGH, Confidence.MEDIUM, Confidence.LOW
@@ -397,6 +399,26 @@ def _mask(secret: str) -> str:
     return secret if len(secret) <= 8 else f"{secret[:6]}...{secret[-2:]} ({len(secret)} chars)"
 
 
+def _flow_findings(f: SkillFile) -> list[Finding]:
+    """Source-to-sink findings of one script, judged on what the code does: a script's file name, the skill's
+    description and the words around the code never lower them."""
+    if f.text is None:
+        return []
+    lang = f.language
+    hits: list[tuple[str, str, int, bool]] = []
+    if lang == "python":
+        hits = [(h.rule_id, h.message, h.line, h.high) for h in analyse_python(f.text)]
+    elif lang == "shell":
+        hits = [(h.rule_id, h.message, f.text.count("\n", 0, h.start) + 1, h.high) for h in analyse_shell(f.text)]
+    out = []
+    lines = f.text.splitlines()
+    for rule_id, message, line, high in hits:
+        a = Assessment(Context.SCRIPT, HIGH if high else MEDIUM, True, ["in a script (data flow)"])
+        evidence = lines[line - 1].strip() if 0 < line <= len(lines) else None
+        out.append(security_finding(rule_id, message, f.rel, line, evidence, a))
+    return out
+
+
 def scan_security(src: SkillSource) -> list[Finding]:
     fm = src.frontmatter or {}
     topic = security_topic(fm.get("name"), fm.get("description"))
@@ -406,6 +428,7 @@ def scan_security(src: SkillSource) -> list[Finding]:
     for f in src.files:
         if f.text is not None:
             out.extend(scan_text(f.text, f.rel, topic=topic))
+            out.extend(_flow_findings(f))
     # one finding per (rule, file, line): the most severe one
     order = {"error": 0, "warning": 1, "info": 2}
     best: dict[tuple[str, str | None, int | None], Finding] = {}

@@ -1,0 +1,42 @@
+"""Source-to-sink analyses (shell on tree-sitter-bash, Python on ast): multi-line exfiltration, download ->
+exec, decode -> exec, persistence, commands inside Python strings. Fixtures: tests/fixtures/skills/flows/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skillworks.check.python_flow import analyse_python
+from skillworks.check.shell_flow import analyse_shell
+
+FLOWS = Path(__file__).resolve().parents[2] / "fixtures" / "skills" / "flows"
+
+
+def _py(name: str) -> set[tuple[int, str]]:
+    return {(h.line, h.rule_id) for h in analyse_python((FLOWS / name).read_text(encoding="utf-8"))}
+
+
+def test_python_flows_reach_their_sinks() -> None:
+    found = _py("exfil_and_exec.py.txt")
+    assert (14, "sec-exfiltration") in found  # requests.post(json=data) of a dict(os.environ) built in a helper
+    assert (19, "sec-exfiltration") in found  # urllib Request of dict(os.environ)
+    assert {(21, "sec-remote-exec"), (22, "sec-remote-exec")} <= found
+    assert {(23, "sec-obfuscation"), (24, "sec-obfuscation")} <= found
+    assert (25, "sec-exfiltration") in found  # a command inside os.system's string is a command
+    assert (26, "sec-persistence") in found and (27, "sec-persistence") in found
+    assert (31, "sec-remote-exec") in found  # found inside a decoded literal payload
+    assert not any(line == 32 for line, _ in found)  # one named key sent to its own API
+
+
+def test_python_decode_or_download_to_a_temp_file_then_run() -> None:
+    assert _py("decode_to_temp.py.txt") == {(7, "sec-obfuscation"), (10, "sec-remote-exec")}
+
+
+def test_shell_flows_across_lines() -> None:
+    text = (FLOWS / "multi_line.sh").read_text(encoding="utf-8")
+    found = {(text.count("\n", 0, h.start) + 1, h.rule_id, h.high) for h in analyse_shell(text)}
+    assert (2, "sec-exfiltration", True) in found  # curl with \\ continuation sends a tainted variable
+    assert (4, "sec-persistence", True) in found and (5, "sec-persistence", True) in found
+    assert (8, "sec-persistence", False) in found  # a PATH line in ~/.zshrc: reported, not blocking
+    assert {(9, "sec-remote-exec", True), (12, "sec-remote-exec", True), (14, "sec-obfuscation", True)} <= found
+    assert {(16, "sec-exfiltration", True), (17, "sec-exfiltration", True)} <= found
+    assert not any(line in (18, 19) for line, _, _ in found)  # an API call with a token; json.tool on data
