@@ -10,7 +10,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck unit system-deps test-deps clean
+.PHONY: demo test lint typecheck unit docs system-deps test-deps clean
 
 # Container runtime flags used by the test suite (and by `skillworks run --env container` unless given).
 # The defaults suit rootful podman on hosts without systemd cgroups or with low default rlimits, like
@@ -41,10 +41,13 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -q -d $(VENV)/site
+
 unit: $(STAMP)
 	$(BIN)/pytest -q tests/unit
 
-test: test-deps lint typecheck
+test: test-deps lint typecheck docs
 	$(BIN)/pytest -q
 
 clean:
