@@ -118,7 +118,8 @@ class TextMap:
         before = line_text[: start - line_begin]
         after = line_text[end - line_begin :]
         quoted = _is_quoted(before, after, backticks_quote)
-        if quoted and context in (Context.PROSE, Context.EXAMPLE, Context.SCRIPT):
+        # a command in a script's string literal (os.system("..."), ["crontab", f]) is still what runs
+        if quoted and (context in (Context.PROSE, Context.EXAMPLE) or (context is Context.SCRIPT and backticks_quote)):
             context = Context.QUOTED
         around = before + " " + after
         if cue_lines:
