@@ -579,7 +579,7 @@ _RULES: list[Rule] = [
     Rule(
         "sec-remote-exec",
         S,
-        WARN,
+        ERR,
         "downloads and executes code",
         "Piping a download into a shell runs whatever the server returns.",
         "Download, verify a checksum, then run; or use a pinned package.",

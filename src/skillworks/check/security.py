@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from skillworks.check.context import TextMap
 from skillworks.check.model import Confidence, Context, Finding
+from skillworks.check.pyflow import python_flows
 from skillworks.check.reader import SkillSource
 from skillworks.check.secrets import find_secrets
 from skillworks.check.severity import PHRASE_RULES, Assessment, assess, security_finding
@@ -384,8 +385,11 @@ def scan_text(text: str, rel: str | None, start_line: int = 1, *, topic: str | N
     """Every security finding in one text. `start_line` is the file line of text[0]; `topic` is the skill's
     security subject, if any (see `security_topic`)."""
     out: list[Finding] = []
-    low = text.lower()
     tm = TextMap(text, rel, start_line)
+    # the line rules read a command continued with `\` as one line; "\\\n" -> "  " keeps every offset, so
+    # findings still point at the line where the command starts
+    lines = text.replace("\\\r\n", "   ").replace("\\\n", "  ") if "\\\n" in text else text
+    low = lines.lower()
 
     def add(
         rule_id: str,
@@ -405,7 +409,7 @@ def scan_text(text: str, rel: str | None, start_line: int = 1, *, topic: str | N
         for pat in patterns:
             if pat.trigger not in low:
                 continue
-            for m in _matches(pat, text, low):
+            for m in _matches(pat, lines, low):
                 confidence = pat.confidence
                 if rule_id == "sec-hidden-text" and (tm.base is not Context.PROSE or tm.in_fence(m.start())):
                     confidence = LOW  # display:none toggles in an HTML page, a script or markup shown as code
@@ -474,6 +478,21 @@ def scan_text(text: str, rel: str | None, start_line: int = 1, *, topic: str | N
     return out
 
 
+def _flow_findings(text: str, rel: str, topic: str | None) -> list[Finding]:
+    """Findings of the syntax-tree analysis of one Python file (see `pyflow`)."""
+    out: list[Finding] = []
+    tm = TextMap(text, rel)
+    starts = [0, *(m.end() for m in re.finditer("\n", text))]
+    for hit in python_flows(text):
+        pos = starts[min(hit.line, len(starts)) - 1]
+        end = text.find("\n", pos)
+        spot = tm.spot(pos, len(text) if end < 0 else end, cue_lines=0, backticks_quote=False)
+        a = assess(hit.rule_id, spot, HIGH, topic)
+        a.reasons.append("traced on the syntax tree")
+        out.append(security_finding(hit.rule_id, hit.message, rel, spot.line, spot.line_text, a))
+    return out
+
+
 def _mask(secret: str) -> str:
     return secret if len(secret) <= 8 else f"{secret[:6]}...{secret[-2:]} ({len(secret)} chars)"
 
@@ -487,6 +506,8 @@ def scan_security(src: SkillSource) -> list[Finding]:
     for f in src.files:
         if f.text is not None:
             out.extend(scan_text(f.text, f.rel, topic=topic))
+            if f.rel.endswith(".py"):
+                out.extend(_flow_findings(f.text, f.rel, topic))
     # one finding per (rule, file, line): the most severe one
     order = {"error": 0, "warning": 1, "info": 2}
     best: dict[tuple[str, str | None, int | None], Finding] = {}
