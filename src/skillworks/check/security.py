@@ -8,6 +8,7 @@ block the gate."""
 
 from __future__ import annotations
 
+import base64
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -413,6 +414,8 @@ def scan_text(text: str, rel: str | None, start_line: int = 1, *, topic: str | N
                 confidence = pat.confidence
                 if rule_id == "sec-hidden-text" and (tm.base is not Context.PROSE or tm.in_fence(m.start())):
                     confidence = LOW  # display:none toggles in an HTML page, a script or markup shown as code
+                elif rule_id == "sec-obfuscation" and _harmless_literal(tm.line_text(m.start()), topic):
+                    confidence = MEDIUM  # the literal it decodes was decoded and re-scanned: nothing in it
                 elif (
                     rule_id == "sec-persistence"
                     and tm.base is not Context.SCRIPT
@@ -476,6 +479,24 @@ def scan_text(text: str, rel: str | None, start_line: int = 1, *, topic: str | N
                 m.group()[:40] + "...",
             )
     return out
+
+
+_B64_LITERAL = re.compile(r"[\"']([A-Za-z0-9+/]{8,}={0,2})[\"']")
+
+
+def _harmless_literal(line: str, topic: str | None) -> bool:
+    """True when the line decodes a base64 literal whose text, scanned again, holds no security error."""
+    m = _B64_LITERAL.search(line)
+    if not m:
+        return False
+    try:
+        decoded = base64.b64decode(m.group(1), validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return False
+    if not decoded.isprintable():
+        return False
+    scanned = scan_text(decoded, "scripts/decoded.sh", topic=topic) + _flow_findings(decoded, "decoded.py", topic)
+    return not _PAYLOAD.search(decoded) and not any(f.severity.value == "error" for f in scanned)
 
 
 def _flow_findings(text: str, rel: str, topic: str | None) -> list[Finding]:
