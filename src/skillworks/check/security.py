@@ -47,7 +47,11 @@ _INJECTION: list[_Pat] = [
         )
         for word in ("ignore", "disregard", "forget", "override")
     ),
-    _p("not ", r"do\s+not\s+(?:tell|inform|alert|notify|mention\s+(?:this\s+|it\s+)?to)\s+the\s+user", wraps=True),
+    _p(
+        "not ",
+        r"do\s+not\s+(?:tell|inform|alert|notify|mention\s+(?:this\s+|it\s+)?to)\s+the\s+user\b(?!\s+(?:to|how)\b)",
+        wraps=True,
+    ),
     _p("without", r"without\s+(?:telling|informing|notifying|alerting)\s+the\s+user", wraps=True),
     _p("hide", r"hide\s+(?:this|these|it|them|your actions?)\s+from\s+the\s+user", wraps=True),
     _p("conceal", r"conceal\s+(?:this|these|it|them|your actions?)\s+from\s+the\s+user", wraps=True),
