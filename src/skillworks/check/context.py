@@ -12,6 +12,7 @@ from pathlib import PurePosixPath
 from skillworks.check.model import Context
 
 _SCRIPT_SUFFIXES = frozenset({".py", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".ps1"})
+_SHELL_SUFFIXES = frozenset({".sh", ".bash", ".zsh", ".ps1"})
 _DOC_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".mdx"})
 _TEST_DIRS = frozenset({"tests", "test", "__tests__", "fixtures", "testdata", "test_data", "spec", "evals", "e2e"})
 _ASSET_DIRS = frozenset({"assets", "templates", "template", "static", "public"})
@@ -27,6 +28,9 @@ CUE = re.compile(
     re.I,
 )
 
+# "Do not skip this step", "never forget to": a negation that insists on the step rather than warns against it
+_EMPHASIS = re.compile(r"\s+(?:skip|forget|omit|miss|hesitate|fail|neglect)\b", re.I)
+
 
 def file_context(rel: str | None) -> Context:
     """The context of a whole file, from its path inside the skill (None is SKILL.md)."""
@@ -34,9 +38,14 @@ def file_context(rel: str | None) -> Context:
         return Context.PROSE
     path = PurePosixPath(rel)
     parts = {p.lower() for p in path.parts[:-1]}
-    if parts & _TEST_DIRS or _TEST_NAME.match(path.name.lower()):
-        return Context.TEST
     suffix = path.suffix.lower()
+    # a test by its name only where a test runner picks it up (not a shell script, not under scripts/):
+    # the name is the author's choice, so `scripts/test_env.sh` is still a script the agent runs
+    named_test = bool(_TEST_NAME.match(path.name.lower())) and suffix not in _SHELL_SUFFIXES
+    if parts & _TEST_DIRS or (named_test and path.parts[0] != "scripts"):
+        return Context.TEST
+    if path.name.lower() == "package.json":
+        return Context.SCRIPT  # npm runs its lifecycle scripts (preinstall, postinstall) on install
     if suffix in _SCRIPT_SUFFIXES or (path.parts[0] == "scripts" and suffix not in _DOC_SUFFIXES):
         return Context.SCRIPT
     if parts & _ASSET_DIRS or suffix not in _DOC_SUFFIXES:
@@ -118,14 +127,15 @@ class TextMap:
         before = line_text[: start - line_begin]
         after = line_text[end - line_begin :]
         quoted = _is_quoted(before, after, backticks_quote)
-        if quoted and context in (Context.PROSE, Context.EXAMPLE, Context.SCRIPT):
+        # a command in a script's string literal (os.system("..."), ["crontab", f]) is still what runs
+        if quoted and (context in (Context.PROSE, Context.EXAMPLE) or (context is Context.SCRIPT and backticks_quote)):
             context = Context.QUOTED
         around = before + " " + after
         if cue_lines:
             first = max(0, i - cue_lines)
             around = self.text[self._line_starts[first] : line_begin] + " " + around
-        m = CUE.search(around)
-        return Spot(context, self.start_line + i, line_text.strip(), quoted, m.group().lower() if m else None)
+        cue = next((m.group().lower() for m in CUE.finditer(around) if not _EMPHASIS.match(around, m.end())), None)
+        return Spot(context, self.start_line + i, line_text.strip(), quoted, cue)
 
 
 _OPEN_CLOSE = (("\u201c", "\u201d"), ("\u2018", "\u2019"), ("\u00ab", "\u00bb"))

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 import warnings
 from collections.abc import Iterator
+from dataclasses import replace
 
-from skillworks.check.model import Finding
+from skillworks.check.model import Finding, Severity
 from skillworks.check.reader import SkillFile, SkillSource
 from skillworks.check.rules import finding
 
@@ -88,6 +90,13 @@ def _python_findings(f: SkillFile, text: str) -> list[Finding]:
     except SyntaxError as exc:
         line = exc.lineno or 1
         src_line = text.splitlines()[line - 1] if 0 < line <= text.count("\n") + 1 else None
+        if sys.version_info < (3, 12) and "f-string" in exc.msg:
+            # PEP 701 (Python 3.12) allows quotes, backslashes and comments inside f-string braces: only the
+            # older grammar this scan runs on rejects it, so the script may well be valid where it is run
+            version = f"{sys.version_info.major}.{sys.version_info.minor}"
+            found = finding("script-syntax-error", "", f.rel, line, src_line)
+            message = f"cannot be parsed by Python {version} ({exc.msg}); valid f-string syntax on Python 3.12+"
+            return [replace(found, severity=Severity.WARNING, message=message)]
         return [finding("script-syntax-error", f"Python syntax error: {exc.msg}", f.rel, line, src_line)]
     except (ValueError, RecursionError, MemoryError) as exc:
         return [finding("script-syntax-error", f"Python source cannot be parsed: {exc}", f.rel, 1)]

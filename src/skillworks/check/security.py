@@ -8,6 +8,7 @@ block the gate."""
 
 from __future__ import annotations
 
+import base64
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 
 from skillworks.check.context import TextMap
 from skillworks.check.model import Confidence, Context, Finding
+from skillworks.check.pyflow import python_flows
 from skillworks.check.python_flow import analyse_python
 from skillworks.check.reader import SkillFile, SkillSource
 from skillworks.check.secrets import find_secrets
@@ -47,7 +49,11 @@ _INJECTION: list[_Pat] = [
         )
         for word in ("ignore", "disregard", "forget", "override")
     ),
-    _p("not ", r"do\s+not\s+(?:tell|inform|alert|notify|mention\s+(?:this\s+|it\s+)?to)\s+the\s+user", wraps=True),
+    _p(
+        "not ",
+        r"do\s+not\s+(?:tell|inform|alert|notify|mention\s+(?:this\s+|it\s+)?to)\s+the\s+user\b(?!\s+(?:to|how)\b)",
+        wraps=True,
+    ),
     _p("without", r"without\s+(?:telling|informing|notifying|alerting)\s+the\s+user", wraps=True),
     _p("hide", r"hide\s+(?:this|these|it|them|your actions?)\s+from\s+the\s+user", wraps=True),
     _p("conceal", r"conceal\s+(?:this|these|it|them|your actions?)\s+from\s+the\s+user", wraps=True),
@@ -127,6 +133,79 @@ _EXFIL: list[_Pat] = [
     _p("requests.p", r"requests\.(?:post|put)\([^\n]*(?:os\.environ\b(?!\.get|\[)|open\([^\n]*" + _SENSITIVE + r")"),
     _p("nc ", r"\bnc\s+[\w.-]+\s+\d+\s*<\s*\S+"),
 ]
+_RC_NAMES = ("bashrc", "zshrc", "profile", "zshenv", "bash_login")
+_RC_FILE = r"(?:~|\$HOME|\$\{HOME\}|\"\$HOME\"|/root|/home/\w+)/\.(?:bash_|z)?(?:bashrc|zshrc|profile|zshenv|login)\b"
+_PY_RC_FILE = r"[\"'](?:~/)?\.(?:bash_|z)?(?:bashrc|zshrc|profile|zshenv)[\"']"
+_UNIT_DIR = r"(?:/etc/systemd/system/|\.config/systemd/user/|/lib/systemd/system/)"
+_LAUNCH_DIR = r"Library/Launch(?:Agents|Daemons)/"
+_PERSISTENCE: list[_Pat] = [
+    # shell: `echo ... >> ~/.bashrc`, `tee -a ~/.zshrc`, `cat >> "$HOME/.profile" <<EOF`; python: open(..., "a")
+    *(
+        pat
+        for name in _RC_NAMES
+        for pat in (
+            _p(name, r"(?:>>|\btee\s+(?:-\w+\s+)*-a\s+|\btee\s+--append\s+)\s*[\"']?" + _RC_FILE),
+            _p(name, r"open\([^\n]*" + _PY_RC_FILE + r"[^\n]*,\s*[\"']a"),
+        )
+    ),
+    _p("sed", r"\bsed\s+-i[^\n]*" + _RC_FILE),
+    # cron: `(crontab -l; echo ...) | crontab -`, `crontab /tmp/job`, files in the cron directories
+    _p("crontab", r"\|\s*crontab\b"),
+    _p("crontab", r"\bcrontab\s+(?:-u\s+\w+\s+)?(?:-(?=\s|$|[\"'])|[~$/.][\w./~${}\"'-]*|\w+\.(?:txt|cron|tab)\b)"),
+    _p("crontab", r"[\"']crontab[\"']\s*,\s*(?![\"']-[elr][\"'])"),
+    _p("crontab", r"\bCronTab\s*\(\s*user\s*="),
+    _p(
+        "cron",
+        r"(?:>>?|\btee\b|\bcp\b|\bmv\b|\binstall\b|open\()[^\n]*/(?:etc/cron\.(?:d|daily|hourly|weekly)|"
+        r"var/spool/cron|etc/crontab)\b",
+    ),
+    # systemd units and launch agents written, and git hooks installed
+    _p("systemd", r"(?:>|\btee\b|\bcp\b|\bmv\b|\binstall\b|\bln\b|open\(|write_text\()[^\n]*" + _UNIT_DIR),
+    _p("launch", r"(?:>|\btee\b|\bcp\b|\bmv\b|\bln\b|open\(|write_text\(|plistlib\.dump)[^\n]*" + _LAUNCH_DIR),
+    _p("launchctl", r"\blaunchctl\s+(?:load|bootstrap)\b[^\n]*" + _LAUNCH_DIR),
+    _p(
+        "hooks",
+        r"(?:>|\btee\b|\bcp\b|\bmv\b|\bln\b|\binstall\b|open\(|write_text\(|chmod\s+\+x)[^\n]*"
+        r"\.git/hooks/(?:pre|post)-\w+",
+    ),
+]
+# what an installed hook, rc line or job runs that makes it an attack rather than a setup step
+_PAYLOAD = re.compile(
+    r"\b(?:curl|wget|nc|ncat|socat)\b|/dev/tcp/|base64|\beval\b|\bexec\b|\bpython3?\s+-c\b|" + _SENSITIVE,
+    re.I,
+)
+
+
+def _logical_line(text: str, pos: int) -> str:
+    """The line holding `pos` and, for a heredoc or multi-line echo, the few lines after it."""
+    start = text.rfind("\n", 0, pos) + 1
+    end = start
+    for _ in range(8):
+        nxt = text.find("\n", end + 1)
+        end = len(text) if nxt < 0 else nxt
+    return text[start:end]
+
+
+_PERMISSION_TAMPERING: list[_Pat] = [
+    # command-shaped (the CLI, then its flags): not a sentence that says how some tool runs
+    _p(
+        "--dangerously",
+        r"\b(?:claude|codex)(?:\s+[-\w=.:/\"']+)*?\s+--dangerously-(?:skip-permissions|bypass-approvals-and-sandbox)\b",
+    ),
+    _p(
+        "bypasspermissions",
+        r"(?:defaultMode|permission[-_]?mode)[\"']?\s*[:=\s]\s*[\"']?bypassPermissions",
+    ),
+    _p("danger-full-access", r"sandbox(?:_mode)?[\"']?\s*[=:]\s*[\"']danger-full-access"),
+    _p("--yolo", r"\b(?:gemini|codex|qwen)\b[^\n]*--yolo\b"),
+    _p(
+        "disable",
+        r"\b(?:disable|turn\s+off|switch\s+off|bypass|skip)\s+(?:all\s+)?(?:of\s+)?(?:your|the\s+agent'?s|its)\s+"
+        r"(?:own\s+)?(?:safety|security|permission|approval|sandbox)\s*(?:checks?|prompts?|rules|guardrails?|"
+        r"restrictions?|filters?|confirmations?)",
+        wraps=True,
+    ),
+]
 _URL = re.compile(r"https?://([^/\s:)>\]\"'`?#]+)")
 _IP = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}")
 _PRIVATE_IP = re.compile(r"(?:127\.|0\.0\.0\.0|10\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.)")
@@ -202,6 +281,8 @@ _CHECKS: tuple[tuple[str, str, list[_Pat]], ...] = (
     ("sec-exfiltration", "local data is sent to a remote host", _EXFIL),
     ("sec-obfuscation", "decoded payload is executed", _OBFUSCATION),
     ("sec-hidden-text", "text styled to be invisible", _HIDDEN_STYLE),
+    ("sec-persistence", "installs code to run again later", _PERSISTENCE),
+    ("sec-permission-tampering", "turns off the agent's permission checks", _PERMISSION_TAMPERING),
 )
 # a skill whose subject is security quotes attacks to teach, test or detect them
 _SECURITY_TOPIC = re.compile(
@@ -311,8 +392,11 @@ def scan_text(text: str, rel: str | None, start_line: int = 1, *, topic: str | N
     """Every security finding in one text. `start_line` is the file line of text[0]; `topic` is the skill's
     security subject, if any (see `security_topic`)."""
     out: list[Finding] = []
-    low = text.lower()
     tm = TextMap(text, rel, start_line)
+    # the line rules read a command continued with `\` as one line; "\\\n" -> "  " keeps every offset, so
+    # findings still point at the line where the command starts
+    lines = text.replace("\\\r\n", "   ").replace("\\\n", "  ") if "\\\n" in text else text
+    low = lines.lower()
 
     def add(
         rule_id: str,
@@ -332,10 +416,18 @@ def scan_text(text: str, rel: str | None, start_line: int = 1, *, topic: str | N
         for pat in patterns:
             if pat.trigger not in low:
                 continue
-            for m in _matches(pat, text, low):
+            for m in _matches(pat, lines, low):
                 confidence = pat.confidence
                 if rule_id == "sec-hidden-text" and (tm.base is not Context.PROSE or tm.in_fence(m.start())):
                     confidence = LOW  # display:none toggles in an HTML page, a script or markup shown as code
+                elif rule_id == "sec-obfuscation" and _harmless_literal(tm.line_text(m.start()), topic):
+                    confidence = MEDIUM  # the literal it decodes was decoded and re-scanned: nothing in it
+                elif (
+                    rule_id == "sec-persistence"
+                    and tm.base is not Context.SCRIPT
+                    and not _PAYLOAD.search(_logical_line(text, m.start()))
+                ):
+                    confidence = MEDIUM  # a setup step shown to the reader (PATH export, the skill's own service)
                 add(rule_id, what, m.start(), m.end(), confidence)
     if "://" in text:
         for m in _URL.finditer(text):
@@ -395,6 +487,39 @@ def scan_text(text: str, rel: str | None, start_line: int = 1, *, topic: str | N
     return out
 
 
+_B64_LITERAL = re.compile(r"[\"']([A-Za-z0-9+/]{8,}={0,2})[\"']")
+
+
+def _harmless_literal(line: str, topic: str | None) -> bool:
+    """True when the line decodes a base64 literal whose text, scanned again, holds no security error."""
+    m = _B64_LITERAL.search(line)
+    if not m:
+        return False
+    try:
+        decoded = base64.b64decode(m.group(1), validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return False
+    if not decoded.isprintable():
+        return False
+    scanned = scan_text(decoded, "scripts/decoded.sh", topic=topic) + _pyflow_findings(decoded, "decoded.py", topic)
+    return not _PAYLOAD.search(decoded) and not any(f.severity.value == "error" for f in scanned)
+
+
+def _pyflow_findings(text: str, rel: str, topic: str | None) -> list[Finding]:
+    """Findings of the syntax-tree analysis of one Python file (see `pyflow`)."""
+    out: list[Finding] = []
+    tm = TextMap(text, rel)
+    starts = [0, *(m.end() for m in re.finditer("\n", text))]
+    for hit in python_flows(text):
+        pos = starts[min(hit.line, len(starts)) - 1]
+        end = text.find("\n", pos)
+        spot = tm.spot(pos, len(text) if end < 0 else end, cue_lines=0, backticks_quote=False)
+        a = assess(hit.rule_id, spot, HIGH, topic)
+        a.reasons.append("traced on the syntax tree")
+        out.append(security_finding(hit.rule_id, hit.message, rel, spot.line, spot.line_text, a))
+    return out
+
+
 def _mask(secret: str) -> str:
     return secret if len(secret) <= 8 else f"{secret[:6]}...{secret[-2:]} ({len(secret)} chars)"
 
@@ -429,6 +554,8 @@ def scan_security(src: SkillSource) -> list[Finding]:
         if f.text is not None:
             out.extend(scan_text(f.text, f.rel, topic=topic))
             out.extend(_flow_findings(f))
+            if f.rel.endswith(".py"):
+                out.extend(_pyflow_findings(f.text, f.rel, topic))
     # one finding per (rule, file, line): the most severe one
     order = {"error": 0, "warning": 1, "info": 2}
     best: dict[tuple[str, str | None, int | None], Finding] = {}

@@ -67,7 +67,9 @@ def assess(rule_id: str, spot: Spot, confidence: Confidence, topic: str | None) 
         a.lower("templates and assets are not instructions")
     if spot.cue:
         a.lower(f"presented as something to avoid or detect ({spot.cue!r} nearby)")
-    if topic and ctx is not Context.SCRIPT:
+    # the description is the author's (or attacker's) word: it may soften what the agent is told (phrases),
+    # never a command the skill runs or tells the agent to run
+    if topic and rule_id in PHRASE_RULES and ctx is not Context.SCRIPT:
         a.lower(f"the skill is about {topic}, so it describes attacks")
     return a
 
