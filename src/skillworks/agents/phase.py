@@ -6,6 +6,7 @@ imports the trial."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import shutil
 from pathlib import Path
@@ -105,16 +106,27 @@ async def run_agent_phase(
     return outcome, ended
 
 
-async def teardown_sandbox(sandbox: Sandbox | None, scratch: Path, trial_id: str) -> None:
-    """Stop the sandbox and remove its scratch dir. Runs to the end even when the trial is cancelled
-    meanwhile (Ctrl-C during a normal teardown), then lets the cancellation through: no orphans."""
+async def teardown_sandbox(
+    sandbox: Sandbox | list[Sandbox | None] | None,
+    scratch: Path,
+    trial_id: str,
+    *,
+    pending: asyncio.Future[None] | None = None,
+) -> None:
+    """Stop the sandbox (or sandboxes: a trial's verifier sandbox, whose start may still be `pending` — it
+    is let finish first — and the agent's) and remove the scratch dir. Runs to the end even when the trial
+    is cancelled meanwhile (Ctrl-C during a normal teardown), then lets the cancellation through: no orphans."""
+    sandboxes = sandbox if isinstance(sandbox, list) else [sandbox]
 
     async def teardown() -> None:
         try:
-            if sandbox is not None:
-                await sandbox.stop()
-        except Exception:  # teardown must never mask the trial's own result
-            log.exception("stopping the sandbox of %s failed", trial_id)
+            if pending is not None:
+                with contextlib.suppress(BaseException):  # its failure was reported where it mattered
+                    await pending
+            stopped = await asyncio.gather(*(sb.stop() for sb in sandboxes if sb is not None), return_exceptions=True)
+            for failure in stopped:  # teardown must never mask the trial's own result
+                if isinstance(failure, BaseException):
+                    log.error("stopping a sandbox of %s failed: %r", trial_id, failure)
         finally:
             await asyncio.to_thread(shutil.rmtree, scratch, ignore_errors=True)
 

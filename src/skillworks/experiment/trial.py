@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import shutil
 import tempfile
 import time
 import traceback
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from skillworks._tempdirs import temp_prefix
 from skillworks.agents.base import Agent, AgentOutcome
-from skillworks.agents.phase import run_agent_phase
+from skillworks.agents.phase import run_agent_phase, teardown_sandbox
 from skillworks.errors import StagingError, UserError, VerifierError
 from skillworks.experiment.fresh_verify import OutputsCopy, copy_outputs, verifier_sandbox
 from skillworks.experiment.plan import TrialSpec
@@ -270,7 +269,7 @@ async def run_trial(spec: TrialSpec, tenv: TrialEnvironment) -> TrialResult:
         log.exception("trial %s failed", spec.trial_id)
     finally:
         stack.close()
-        await _teardown([vsandbox, sandbox], scratch, spec.trial_id, pending=vstart)
+        await teardown_sandbox([vsandbox, sandbox], scratch, spec.trial_id, pending=vstart)
     # whatever happened, the calls the gateway recorded are what this trial used (and cost), and the
     # trajectory the agent left says which skills it used (an errored trial keeps its skill use)
     usage = _usage(trial_dir, outcome)
@@ -417,30 +416,3 @@ def _skill_use(
         with (trial_dir / "error.log").open("a") as fh:
             fh.write(f"skill-use detection skipped: {exc}\n")
         return outcome.skill_use or SkillUse()
-
-
-async def _teardown(
-    sandboxes: list[Sandbox | None], scratch: Path, trial_id: str, *, pending: asyncio.Future[None] | None = None
-) -> None:
-    """Stop the sandboxes (the verifier's, whose start may still be `pending`: it is let finish first, and
-    the agent's) and remove the trial's scratch dir. Runs to the end even when the trial is cancelled
-    meanwhile (Ctrl-C during a normal teardown), then lets the cancellation through: no orphans."""
-
-    async def teardown() -> None:
-        try:
-            if pending is not None:
-                with contextlib.suppress(BaseException):  # its failure was reported where it mattered
-                    await pending
-            stopped = await asyncio.gather(*(sb.stop() for sb in sandboxes if sb is not None), return_exceptions=True)
-            for failure in stopped:  # teardown must never mask the trial's own result
-                if isinstance(failure, BaseException):
-                    log.error("stopping a sandbox of %s failed: %r", trial_id, failure)
-        finally:
-            await asyncio.to_thread(shutil.rmtree, scratch, ignore_errors=True)
-
-    task = asyncio.ensure_future(teardown())
-    try:
-        await asyncio.shield(task)
-    except asyncio.CancelledError:
-        await task
-        raise
