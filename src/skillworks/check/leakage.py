@@ -610,7 +610,14 @@ def audit_task_leakage(task: Task, skills: Sequence[SkillPackage] | None = None)
         texts = [(_rel(task, path), text) for path, text in _skill_texts(skill.root)]
         # expected values: the share of them the skill holds decides whether it gives the answer away
         found_values = {v for v in ev.expected if any(_word_in(v, text) for _, text in texts)}
-        gives_answer = bool(ev.expected) and len(found_values) >= EXPECTED_SHARE * len(ev.expected)
+        # an answer is instance-specific: values with a digit (a total, an id, a date) by their share; words
+        # are the domain's vocabulary a skill is there to teach ('reverse charge', one of a verifier's
+        # alternative phrases), an answer only when the skill holds every one of several (a label and the
+        # instance it is for, as an EXPECTED dict gives them)
+        specific = {v for v in ev.expected if any(c.isdigit() for c in v)}
+        words = set(ev.expected) - specific
+        by_share = bool(specific) and len(found_values & specific) >= EXPECTED_SHARE * len(specific)
+        all_words = len(words) >= 2 and words <= found_values
         for rel, text in texts:
             flat = _norm(text)
             out.extend(_oracle_findings(skill.name, rel, text, flat, ev))
@@ -641,7 +648,8 @@ def audit_task_leakage(task: Task, skills: Sequence[SkillPackage] | None = None)
                     _locate(text, value),
                     value,
                 )
-                out.append(hit if gives_answer else replace(hit, severity=Severity.WARNING))
+                blocks = all_words or (by_share and value in specific)
+                out.append(hit if blocks else replace(hit, severity=Severity.WARNING))
             for num in sorted(ev.numbers):
                 if _word_in(num, text):
                     out.append(

@@ -30,7 +30,7 @@ def test_errored_trial_keeps_its_skill_use(tmp_path: Path, cli: Any) -> None:
         "run", str(TASK), "--agent", "builtin", "--model", f"scripted/{script}", "--conditions", "curated",
         "--out", str(tmp_path / "runs"), "--run-id", "errored",
     )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # every trial errored: exit 1
     [result] = RunStore(tmp_path / "runs" / "errored").read_results()
     assert result.outcome == "error" and result.error is not None and result.error.category == "auth"
     assert result.skill_use.listed == ["house-greeting"]

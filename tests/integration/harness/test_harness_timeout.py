@@ -35,7 +35,9 @@ def test_claude_code_past_the_agent_timeout_is_a_timeout_failure(tmp_path: Path)
         "run", str(task), "--agent", "claude-code", "--model", f"scripted/{script}", "--conditions", "curated",
         "--out", str(out), "--run-id", "slow",
     )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 0 or (proc.returncode == 1 and "\nfailed: every trial errored" in proc.stderr), (
+        proc.stderr
+    )
     [result] = RunStore(out / "slow").read_results()
     assert result.error is None, result.error
     assert (result.outcome, result.failure_mode, result.reward) == ("failed", "timeout", 0.0)

