@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import posixpath
 import shutil
 import uuid
@@ -24,6 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillworks.sandbox.base import Sandbox
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from skillworks.experiment.plan import TrialSpec
@@ -100,6 +103,7 @@ async def copy_outputs(
             result.skipped.extend(record.lines())
             if staging.exists() or staging.is_symlink():
                 await verifier.upload(staging, path, replace=True)
+                await _owned_by_the_image_user(verifier, path)
                 result.copied.append(path)
     except BaseException:
         if listing is not None:
@@ -120,3 +124,14 @@ async def copy_outputs(
         more = len(left) - MAX_LISTED
         result.not_copied = left[:MAX_LISTED] + ([f"... and {more} more"] if more > 0 else [])
     return result
+
+
+async def _owned_by_the_image_user(verifier: Sandbox, path: str) -> None:
+    """An upload arrives owned by root; in an image with a non-root USER the agent wrote its outputs as
+    that user, so the copy is given back to it (a verifier may check who owns a file)."""
+    owner = getattr(verifier, "user", "")
+    if not isinstance(owner, str) or owner in ("", "root", "0") or owner.startswith(("0:", "root:")):
+        return
+    done = await verifier.exec(["chown", "-hR", "--", owner, path], user="root", timeout=60)
+    if done.exit_code != 0:
+        log.warning("could not give %s to the image's user %s: %s", path, owner, done.stderr.strip()[:200])
