@@ -66,16 +66,18 @@ def _span(item: Any) -> tuple[float, float] | None:
     return stop - start, 1.0 if start > 1e11 else 1000.0
 
 
-def _ms_per_unit(duration: float, span: tuple[float, float] | None, fallback: float) -> float:
-    """Milliseconds per unit of ``duration``: the unit of its span's start/stop when the two agree, a
-    thousandth of it when the duration is 1000 times the span, else ``fallback``."""
+def _ms_per_unit(
+    duration: float, span: tuple[float, float] | None, fallback: float, band: tuple[float, float] = (0.5, 2.0)
+) -> float:
+    """Milliseconds per unit of ``duration``: the unit of its span's start/stop when duration / span lies
+    in ``band``, a thousandth of it when it lies in 1000 times the band, else ``fallback``."""
     if span is None or duration <= 0:
         return fallback
     width, unit_ms = span
-    ratio = duration / width
-    if 0.5 <= ratio <= 2.0:
+    ratio, (lo, hi) = duration / width, band
+    if lo <= ratio <= hi:
         return unit_ms
-    if 500.0 <= ratio <= 2000.0:
+    if 1000.0 * lo <= ratio <= 1000.0 * hi:
         return unit_ms / 1000.0
     return fallback
 
@@ -84,15 +86,6 @@ def _report_unit(data: Any, tests: Any) -> float:
     """The unit of the report's durations from its summary's span (tests run one after another, so their
     durations add up to about the span), for tests that carry no start/stop of their own; else ms."""
     summary = data.get("results", {}).get("summary") if isinstance(data, dict) else None
-    span = _span(summary)
     durations = [_num(t.get("duration")) for t in tests if isinstance(t, dict)] if isinstance(tests, list) else []
     total = sum(d for d in durations if d is not None and d > 0)
-    if span is None or total <= 0:
-        return 1.0
-    width, unit_ms = span
-    ratio = total / width
-    if 0.2 <= ratio <= 1.5:
-        return unit_ms
-    if 200.0 <= ratio <= 1500.0:
-        return unit_ms / 1000.0
-    return 1.0
+    return _ms_per_unit(total, _span(summary), 1.0, band=(0.2, 1.5))
