@@ -5,7 +5,9 @@ ptrace, a pytest.ini and
 conftest.py at /) reaches grading; no download follows a link onto the host; FIFOs and sparse files are
 skipped, never inflated. Each attack goes through `skillworks run` with scripted agent turns (the model
 provider `scripted` is the one test double); every one of them scored 1.0 on the old same-container
-verifier (the sh-swap one still does with the explicit `verifier.isolation: shared`, shown below).
+verifier (the site-packages hook still does with the explicit `verifier.isolation: shared`, shown below;
+the sh-swap one is now caught there too: the swapped shell's writer fills the verifier's log dir after
+its reset, and the trial is `sandbox_broken`).
 
 The attacks need python in the image: ``FROM debian:bookworm-slim`` is mapped to
 ``localhost/skillworks-python`` (scripts/build-base-image.sh --include python3)."""
@@ -61,7 +63,7 @@ ATTACKS = [
     Attack("path-python", (PATH_PYTHON,)),
     Attack("sh-swap-restart", (SH_SWAP_RESTART,), verifier=SH_VERIFIER),
     Attack("pid1-ptrace", (PID1_PTRACE,), verifier=SH_VERIFIER),
-    Attack("sh-swap-shared", (SH_SWAP_RESTART,), verifier=SH_VERIFIER, verifier_keys="  isolation: shared"),
+    Attack("pth-hook-shared", (PTH_HOOK,), verifier_keys="  isolation: shared"),
     Attack(
         "pytest-config",
         (PYTEST_CONFTEST,),
@@ -115,7 +117,7 @@ def test_shared_isolation_is_the_explicit_opt_in_that_gives_this_up(
     attacked: tuple[Path, dict[str, TrialResult]],
 ) -> None:
     run_dir, results = attacked
-    shared = results["sh-swap-shared"]
+    shared = results["pth-hook-shared"]
     assert shared.verifier_isolation == "shared"
     assert shared.reward == 1.0  # the same attack that fails above: what `isolation: shared` gives up
     assert "verifier: shared" in (run_dir / "report.md").read_text()
