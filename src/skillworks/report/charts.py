@@ -13,27 +13,13 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
+from skillworks.report.chart_parts import CHAR_W, LEGEND_STEP, PAGE_WIDTH, PALETTE, Interval, LegendItem, Tick
+from skillworks.report.forest import Forest
 from skillworks.report.jinja_env import template
 
-LEGEND_STEP = 140.0  # px per legend entry (charts are made wide enough for one row of entries)
-PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#9c755f")
 MIN_BAR = 2.0  # px: a 0% bar is still drawn as a visible sliver with its label
-PAGE_WIDTH = 1150.0  # px a chart may take on the report page before it scrolls (body max-width less padding)
-CHAR_W = 6.5  # px per character of 11px sans-serif text (an estimate for layout)
 MIN_BAR_W = 16.0
 HEAT_COL_LABEL = 40  # characters of a slanted heatmap column label (longer ones are cut with …)
-
-
-@dataclass(frozen=True)
-class Interval:
-    low: float
-    high: float
-
-
-@dataclass(frozen=True)
-class LegendItem:
-    label: str
-    colour: str
 
 
 # --- vertical grouped bars with interval whiskers (pass rates) ------------------------------------------
@@ -54,12 +40,6 @@ class Bar:
 @dataclass(frozen=True)
 class Group:
     x: float  # centre
-    label: str
-
-
-@dataclass(frozen=True)
-class Tick:
-    pos: float
     label: str
 
 
@@ -318,89 +298,6 @@ def heatmap(
     ]
     legend.append(LegendItem("no data", _heat_colour(None)))
     return Heatmap(title, width, height, left, top, cell_w, cell_h, columns, rows, cells, legend, slanted)
-
-
-# --- forest plot (Δ with its CI per row, a zero line) ---------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ForestRow:
-    y: float
-    label: str
-    point: float | None  # x of the estimate
-    low: float | None
-    high: float | None
-    colour: str
-    value_label: str
-    tooltip: str
-
-
-@dataclass(frozen=True)
-class Forest:
-    kind = "forest"
-    title: str
-    width: float
-    height: float
-    left: float
-    top: float
-    plot_w: float
-    row_h: float
-    zero_x: float
-    ticks: list[Tick]
-    rows: list[ForestRow]
-    legend: list[LegendItem]
-
-
-@dataclass(frozen=True)
-class ForestInput:
-    label: str
-    estimate: float | None
-    low: float | None
-    high: float | None
-    value_label: str
-
-
-def forest_plot(title: str, rows: Sequence[ForestInput], *, unit: str = "pp", span: float = 100.0) -> Forest | None:
-    """Estimates with intervals on a symmetric axis [-span, span] (clipped); green when the interval is
-    above 0, red when below, grey when it crosses 0 (inconclusive) or is undefined."""
-    if not rows:
-        return None
-    label_w = min(max(len(r.label) for r in rows) * 6.5 + 12, 280.0)
-    left, top, plot_w, row_h = label_w, 28.0, 360.0, 24.0
-    value_w = max(len(r.value_label) for r in rows) * 6.0 + 24
-    width = max(left + plot_w + value_w, left + LEGEND_STEP * 3 + 40)
-    height = top + len(rows) * row_h + 30
-
-    def x(v: float) -> float:
-        return left + plot_w * (min(max(v, -span), span) + span) / (2 * span)
-
-    out: list[ForestRow] = []
-    for i, r in enumerate(rows):
-        if r.low is not None and r.high is not None and r.low > 0:
-            colour = "#2e7d32"
-        elif r.low is not None and r.high is not None and r.high < 0:
-            colour = "#c62828"
-        else:
-            colour = "#757575"
-        out.append(
-            ForestRow(
-                y=top + (i + 0.5) * row_h,
-                label=r.label,
-                point=x(r.estimate) if r.estimate is not None else None,
-                low=x(r.low) if r.low is not None else None,
-                high=x(r.high) if r.high is not None else None,
-                colour=colour,
-                value_label=r.value_label,
-                tooltip=f"{r.label}: {r.value_label}",
-            )
-        )
-    ticks = [Tick(pos=x(t), label=f"{t:+g}" if t else "0") for t in (-span, -span / 2, 0.0, span / 2, span)]
-    legend = [
-        LegendItem("CI above 0", "#2e7d32"),
-        LegendItem("CI below 0", "#c62828"),
-        LegendItem("CI crosses 0 / undefined", "#757575"),
-    ]
-    return Forest(title, width, height, left, top, plot_w, row_h, x(0.0), ticks, out, legend)
 
 
 Chart = BarChart | HBarChart | Heatmap | Forest

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from skillworks.report.charts import ForestInput, HeatInput, forest_plot, heatmap, render_chart
+from skillworks.report.charts import HeatInput, heatmap, render_chart
 from skillworks.report.eval_report import CaseScore, Comparison, EvalSummary, MetricRow
+from skillworks.report.forest import ForestInput, forest_plot
 from skillworks.report.jinja_env import template
 from skillworks.report.model import SCRIPTED_NOTE
 from skillworks.report.trial_pages import TrialPages, href
@@ -51,7 +52,9 @@ def _charts(c: Comparison, s: EvalSummary, page_of: Mapping[str, Path], out_dir:
             )
             for r in rows
         ],
-        span=1.0,
+        axis_label="lift = treatment − baseline (metric units); 0 = no effect",
+        min_span=0.1,  # no max_span: the axis extends to every interval end, none is cut off
+        fmt=lambda v: f"{v:+.3f}",
     )
     multi = len(s.agents) > 1
     metrics = list(dict.fromkeys(x.metric for x in c.case_scores))

@@ -7,15 +7,14 @@ from collections.abc import Callable
 from skillworks.report.charts import (
     BarValue,
     Chart,
-    ForestInput,
     HBarInput,
     HeatInput,
     Interval,
-    forest_plot,
     grouped_bar_chart,
     hbar_chart,
     heatmap,
 )
+from skillworks.report.forest import ForestInput, forest_plot
 from skillworks.report.formatting import interval_pp, pct, pp, ungraded_only
 from skillworks.report.model import DeltaRow, Summary
 
@@ -123,6 +122,10 @@ def run_charts(s: Summary, cell_href: CellHref) -> dict[str, Chart | None]:
             )
             for d in rows
         ],
+        axis_label="Δ = with − without (percentage points); 0 = no effect",
+        min_span=10.0,
+        max_span=100.0,  # a Δ of rates stays within ±100 pp; a wider (Wald) end is an arrow with its value
+        fmt=lambda v: f"{v:+.1f} pp",
     )
     charts["failure_modes"] = hbar_chart(
         "Failure modes per condition (trials)",

@@ -192,3 +192,33 @@ def test_eval_html_has_forest_heatmaps_negative_pairs_weights_and_unscored_reaso
     assert all((run / h).is_file() for h in parser.hrefs), [h for h in parser.hrefs if not (run / h).is_file()]
     page = (run / "trials" / "alpha--b__with-skill__builtin-a__t0" / "trial.html").read_text()
     assert 'href="../../eval_report.html"' in page
+
+
+def test_eval_forest_extends_its_axis_to_every_interval_end_and_marks_zero_width(tmp_path: Path) -> None:
+    """A grader on 0–5 (not [0, 1]): lift +2.2 with a 95% CI near [+1.6, +2.8]. The old ±1 axis drew it as a
+    clipped line at the edge; now the axis reaches ±4 and nothing is cut. ``security`` is 1 on both sides of
+    every case: lift 0 with a zero-width interval, drawn and labelled as such."""
+    import re
+    import xml.etree.ElementTree as ET
+
+    rows = [(c, W, 0, 4.0 if c == "e" else 3.0, None, False) for c in "abcde"]
+    rows += [(c, B, 0, 1.0, None, False) for c in "abcde"]
+    html = write_eval_report(_write_run(tmp_path, "alpha", rows))["eval_html"].read_text()
+    (svg_text,) = re.findall(r'<svg class="chart" data-chart="forest".*?</svg>', html, re.S)
+    svg = ET.fromstring(svg_text)
+    ticks = [t.text for t in svg.iter("text") if t.get("class") == "tick-label"]
+    assert ticks == ["-4", "-2", "0", "+2", "+4"]
+    assert not any("clipped" in (p.get("class") or "") for p in svg.iter("path"))
+    rows_by_metric = {next(t.text for t in g.iter("text")): g for g in svg.iter("g") if g.get("class") == "row"}
+    overall, security = rows_by_metric["overall"], rows_by_metric["security"]
+    assert overall.get("data-interval") == "interval"
+    line = next(e for e in overall.iter("line") if e.get("class") == "ci")
+    x1, x2 = float(line.get("x1") or 0), float(line.get("x2") or 0)
+    axis = next(e for e in svg.iter("line") if e.get("class") == "axis")
+    right = float(axis.get("x2") or 0)
+    assert x1 < x2 < right - 1  # the interval's high end is inside the plot, not pinned to its edge
+    assert security.get("data-interval") == "zero-width"
+    assert any("(zero-width interval)" in (t.text or "") for t in security.iter("text"))
+    assert [t.text for t in svg.iter("text") if t.get("class") == "axis-label"] == [
+        "lift = treatment − baseline (metric units); 0 = no effect"
+    ]
