@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -28,6 +29,8 @@ from skillworks.results import TrialResult
 from skillworks.stats.tables import cost_is_known, cost_text
 
 SUMMARY_INTERVAL_SEC = 30.0
+LINE_WIDTH = 80  # columns of a plain progress line (a CI log, a narrow terminal's file)
+_MIN_PART = 5  # a shortened part of a trial id keeps at least this many characters (with its …)
 
 
 def _duration(sec: float) -> str:
@@ -71,30 +74,100 @@ class Tally:
         elapsed = time.monotonic() - self.started_at
         return elapsed / self.done * (self.total - self.done)
 
-    def summary(self) -> str:
+    def summary_parts(self) -> list[str]:
         elapsed = time.monotonic() - self.started_at
         outcomes = ", ".join(f"{k} {v}" for k, v in sorted(self.outcomes.items())) or "none finished"
         eta = self.eta_sec()
-        return (
-            f"-- {self.done}/{self.total} trials done, {self.running} running: {outcomes}"
-            f" | tokens in {self.input_tokens:,} out {self.output_tokens:,} | cost "
-            + ("$" if self.cost_unknown < self.done or not self.done else "")
-            + cost_text(self.cost_usd, self.cost_unknown, self.done)
-            + f" | elapsed {_duration(elapsed)}"
-            + (f", ETA {_duration(eta)}" if eta is not None and self.done < self.total else "")
+        cost = ("$" if self.cost_unknown < self.done or not self.done else "") + cost_text(
+            self.cost_usd, self.cost_unknown, self.done
         )
+        return [
+            f"-- {self.done}/{self.total} trials done, {self.running} running",
+            outcomes,
+            f"tokens in {self.input_tokens:,} out {self.output_tokens:,}",
+            f"cost {cost}",
+            f"elapsed {_duration(elapsed)}"
+            + (f", ETA {_duration(eta)}" if eta is not None and self.done < self.total else ""),
+        ]
+
+    def summary(self) -> str:
+        """The summary as lines of at most `LINE_WIDTH` columns (parts joined by `` | ``, wrapped between parts)."""
+        return "\n".join(fit_parts(self.summary_parts()))
 
 
-def trial_line(result: TrialResult, done: int, total: int) -> str:
-    """``[ 3/16] <trial id>  solved  reward 1.00  4.9s`` (plus the error category of an errored trial)."""
-    width = len(str(total))
+def _cut(text: str, width: int) -> str:
+    """``text`` cut to ``width`` columns, ending with … when cut."""
+    if cell_len(text) <= width:
+        return text
+    while text and cell_len(text) + 1 > width:
+        text = text[:-1]
+    return text + "…"
+
+
+def fit_parts(parts: list[str], width: int = LINE_WIDTH, sep: str = " | ", indent: str = "   ") -> list[str]:
+    """``parts`` joined by ``sep`` into lines of at most ``width`` columns; a part that does not fit on the
+    current line starts an indented continuation line, and a part wider than a line is cut with …."""
+    lines: list[str] = []
+    for part in parts:
+        if lines and cell_len(lines[-1] + sep + part) <= width:
+            lines[-1] += sep + part
+        else:
+            lines.append(_cut((indent if lines else "") + part, width))
+    return lines
+
+
+def _middle(text: str, width: int) -> str:
+    """``text`` in ``width`` characters with … in the middle (the start and the distinguishing end stay)."""
+    if len(text) <= width:
+        return text
+    head = width // 2
+    tail = width - 1 - head
+    return text[:head] + "…" + (text[-tail:] if tail > 0 else "")
+
+
+def shorten_trial_id(trial_id: str, width: int) -> str:
+    """A trial id (``<task>__<condition>__<agent>__t<k>``) in at most ``width`` columns. Its longest parts
+    are shortened first, each with … in its middle (start and distinguishing end stay), in rounds that stop
+    at 16, then 8, then 5 characters; the condition (second part) only once the others are at the round's
+    floor, and the trial index never: so ``crystal…sis-29__curated__openh…er-7__t0``. A last resort cuts the end."""
+    if cell_len(trial_id) <= width:
+        return trial_id
+    parts = trial_id.split("__")
+    sizes = [len(p) for p in parts]
+    shrinkable = list(range(len(parts) - 1)) if len(parts) > 1 else [0]
+    last = [i for i in shrinkable if i != 1] + [i for i in shrinkable if i == 1]  # the condition last
+
+    def joined() -> str:
+        return "__".join(_middle(p, n) for p, n in zip(parts, sizes, strict=True))
+
+    for floor in (16, 8, _MIN_PART):
+        while cell_len(joined()) > width:
+            above = [i for i in last if sizes[i] > floor]
+            if not above:
+                break
+            first = [i for i in above if i != 1] or above
+            i = max(first, key=lambda j: sizes[j])
+            sizes[i] -= 1
+    return _cut(joined(), width)
+
+
+def trial_lines(result: TrialResult, done: int, total: int, width: int = LINE_WIDTH) -> list[str]:
+    """``[ 3/16] <trial id>  solved  reward 1.00  4.9s`` (plus the error's phase/category of an errored
+    trial), at most ``width`` columns: a long id is shortened with …, and an error that leaves the id too
+    little room goes on an indented second line."""
+    counter = len(str(total))
     reward = "—" if result.reward is None else f"{result.reward:.2f}"
-    seconds = result.timings.total_sec
+    head = f"[{done:>{counter}}/{total}] "
+    tail = f"  {result.outcome}  reward {reward}  {result.timings.total_sec:.1f}s"
     trial_id = printable(result.trial_id, newlines=False)  # an id from a task dir: no terminal controls
-    line = f"[{done:>{width}}/{total}] {trial_id}  {result.outcome}  reward {reward}  {seconds:.1f}s"
+    error = ""
     if result.error is not None:
-        line += f"  ({result.error.phase}/{printable(result.error.category, newlines=False)})"
-    return line
+        error = f"({result.error.phase}/{printable(result.error.category, newlines=False)})"
+    room = width - cell_len(head) - cell_len(tail)
+    if error and room - 2 - cell_len(error) >= min(cell_len(trial_id), 30):
+        return [head + shorten_trial_id(trial_id, room - 2 - cell_len(error)) + tail + "  " + error]
+    line = head + shorten_trial_id(trial_id, max(room, 10)) + tail
+    return [line, _cut(" " * len(head) + error, width)] if error else [line]
 
 
 class RunProgress:
@@ -187,7 +260,8 @@ class RunProgress:
         if result is not None:
             self.tally.add(result)
             if self.plain:
-                self._print(trial_line(result, self.tally.done, self.tally.total))
+                for line in trial_lines(result, self.tally.done, self.tally.total):
+                    self._print(line)
                 if time.monotonic() - self._last_summary >= self.interval:
                     self._summary()
         self._update()

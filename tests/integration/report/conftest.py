@@ -42,5 +42,7 @@ def scripted_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         re.M,
     )
     assert len(trial_lines) == 4, proc.stderr
-    assert re.search(r"^-- 4/4 trials done, 0 running: .* \| tokens in [\d,]+ out [\d,]+ \| cost \$", proc.stderr, re.M)
+    assert re.search(
+        r"^-- 4/4 trials done, 0 running \| .* \| tokens in [\d,]+ out [\d,]+\n   cost \$", proc.stderr, re.M
+    )
     return out / "pages"
