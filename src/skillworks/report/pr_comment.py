@@ -1,7 +1,9 @@
 """A short Markdown summary of a run for a pull-request comment (``skillworks report --format pr-comment``):
 the pass rate per condition with its interval and errors, the skill effect with its paired CI (and
 "inconclusive" when it crosses 0), the eval Skill Lift when the run is an eval run, and the worst tasks.
-GitHub renders it as is; it stays far below GitHub's 65,536-character comment limit."""
+GitHub renders it as is; it stays far below GitHub's 65,536-character comment limit. Every name and
+message from the run (task, condition, agent and run ids, error messages) goes through
+`markdown_text`, so a hostile task name can neither format, link, mention nor break the tables."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from skillworks.report.formatting import interval_pp, pct, pp, rate_interval, ungraded_only
+from skillworks.report.markdown_text import md_code, md_text
 from skillworks.report.model import SCRIPTED_NOTE, DeltaRow, PassRateRow, Summary
 from skillworks.report.run_charts import column_order, delta_estimate
 
@@ -23,13 +26,9 @@ def _by_agent(rows: Sequence[_Row]) -> list[_Row]:
     return sorted(rows, key=lambda r: agents.index(r.agent))
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def render_pr_comment(summary: Summary, eval_lines: list[str] | None = None) -> str:
     s = summary
-    lines = [MARKER, f"### skillworks: {_cell(', '.join(s.run_ids))}", ""]
+    lines = [MARKER, f"### skillworks: {md_text(', '.join(s.run_ids))}", ""]
     if s.scripted_provider:
         lines += [f"> **Warning:** {SCRIPTED_NOTE}.", ""]
     c = s.counts
@@ -43,13 +42,17 @@ def render_pr_comment(summary: Summary, eval_lines: list[str] | None = None) -> 
         "|---|---|---:|---|---:|",
     ]
     lines += [
-        f"| {_cell(r.condition)} | {_cell(r.agent)} | "
+        f"| {md_text(r.condition)} | {md_text(r.agent)} | "
         + ("— (ungraded) | — |" if ungraded_only(r) else f"{pct(r.rate)} | {rate_interval(r)} |")
         + f" {r.errored}/{r.planned} |"
         for r in _by_agent(s.pass_rates)
     ]
     if s.deltas:
-        lines += ["", f"**Skill effect vs `{s.deltas[0].baseline}`** (paired over tasks, trial noise included)", ""]
+        lines += [
+            "",
+            f"**Skill effect vs {md_code(s.deltas[0].baseline)}** (paired over tasks, trial noise included)",
+            "",
+        ]
         lines += ["| Condition | Agent | Δ (pp) | 95% CI | Verdict |", "|---|---|---:|---|---|"]
         for d in _by_agent(s.deltas):
             est, low, high, n = delta_estimate(d)
@@ -62,10 +65,10 @@ def render_pr_comment(summary: Summary, eval_lines: list[str] | None = None) -> 
             else:
                 verdict = f"inconclusive (n={n})"
             lines.append(
-                f"| {_cell(d.condition)} | {_cell(d.agent)} | {pp(est)} | {interval_pp(low, high)} | {verdict} |"
+                f"| {md_text(d.condition)} | {md_text(d.agent)} | {pp(est)} | {interval_pp(low, high)} | {verdict} |"
             )
     if eval_lines:
-        lines += ["", "**Skill Lift**", "", *[f"- {_cell(x)}" for x in eval_lines]]
+        lines += ["", "**Skill Lift**", "", *[f"- {md_text(x)}" for x in eval_lines]]
     if s.per_task and len(s.conditions) > 1:
         spread = sorted(
             s.per_task, key=lambda t: max(x.rate for x in t.cells) - min(x.rate for x in t.cells), reverse=True
@@ -80,13 +83,15 @@ def render_pr_comment(summary: Summary, eval_lines: list[str] | None = None) -> 
             f"<details><summary>Per task (the {len(shown)} of {len(s.per_task)} with the largest spread)</summary>",
             "",
         ]
-        lines += ["| Task | " + " | ".join(_cell(h) for h in head) + " |", "|---|" + "---:|" * len(cols)]
-        lines += [f"| {_cell(t.task_id)} | " + " | ".join(pct(t.cells[i].rate, 0) for i in order) + " |" for t in shown]
+        lines += ["| Task | " + " | ".join(md_text(h) for h in head) + " |", "|---|" + "---:|" * len(cols)]
+        lines += [
+            f"| {md_text(t.task_id)} | " + " | ".join(pct(t.cells[i].rate, 0) for i in order) + " |" for t in shown
+        ]
         lines += ["", "</details>"]
     if s.errors:
         lines += ["", f"<details><summary>{len(s.errors)} errored trial(s)</summary>", ""]
-        lines += [f"- `{_cell(e.trial_id)}`: {_cell(e.phase or '?')} / {_cell(e.category or '?')}: "
-                  f"{_cell(e.message[:200])}" for e in s.errors[:20]]  # fmt: skip
+        lines += [f"- {md_code(e.trial_id)}: {md_text(e.phase or '?')} / {md_text(e.category or '?')}: "
+                  f"{md_text(e.message[:200])}" for e in s.errors[:20]]  # fmt: skip
         lines += ["", "</details>"]
     lines += ["", "Full report: `report.html` in the run directory (self-contained; open it from the CI artifact)."]
     return "\n".join(lines) + "\n"

@@ -141,7 +141,7 @@ def test_report_format_pr_comment(
     assert "> **Warning:** results produced with the scripted test provider" in out
     assert "| curated | a1 | 75.0% | too few tasks for an interval — n=2 | 0/6 |" in out
     assert "| curated | a1 | +25.0 | — | too few tasks for an interval — n=2 |" in out  # 2 tasks: no verdict
-    assert "a \\| b <script>" in out  # a pipe cannot break the table; a newline cannot break the list
+    assert "a \\| b \\<script\\>" in out  # a pipe cannot break the table; a newline cannot break the list
     assert "wrote" not in out and "wrote" in captured.err  # stdout holds the comment alone
     assert (run / "summary.json").is_file() and not (run / "report.html").exists()
 
