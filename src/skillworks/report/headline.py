@@ -1,8 +1,10 @@
 """The headline of a run in a few plain lines (the end of `skillworks run`, `make demo`): per agent and
-condition the pass rate with its interval and errors, and each condition's Δ versus its baseline."""
+condition the pass rate with its interval and errors, each condition's Δ versus its baseline, and the
+errors grouped by kind (`error_groups`: 20 identical errors are one line ``×20``)."""
 
 from __future__ import annotations
 
+from skillworks.report.error_groups import error_group_lines
 from skillworks.report.formatting import interval_pp, pct, pp, rate_interval, ungraded_only
 from skillworks.report.model import SCRIPTED_NOTE, PassRateRow, Summary
 
@@ -54,4 +56,4 @@ def headline_lines(summary: Summary) -> list[str]:
                         else f", no interval (n={paired.n_paired})"
                     )
                 )
-    return lines
+    return lines + error_group_lines(summary.errors)

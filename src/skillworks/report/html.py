@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 from skillworks.report import formatting
 from skillworks.report.charts import render_chart
+from skillworks.report.error_groups import group_errors
 from skillworks.report.jinja_env import template
 from skillworks.report.model import SCRIPTED_NOTE, Summary
 from skillworks.report.run_charts import column_order, delta_label, run_charts
@@ -82,4 +83,5 @@ def render_html(summary: Summary, out_dir: Path | None = None, pages: Mapping[st
         columns=column_order(summary),
         times={(t.condition, t.agent): t for t in summary.phase_times},
         evolve_report=out_dir is not None and (out_dir / "evolve_report.html").is_file(),
+        error_groups=group_errors(summary.errors),
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from skillworks.report.error_groups import group_errors
 from skillworks.report.formatting import (
     agent_label,
     cost_text,
@@ -17,6 +18,8 @@ from skillworks.report.formatting import (
     ungraded_only,
 )
 from skillworks.report.model import SCRIPTED_NOTE, Summary
+
+MAX_TRIALS_SHOWN = 50  # collapsed trial-id items per error group (summary.json lists every errored trial)
 
 
 def _esc(text: str) -> str:
@@ -290,17 +293,23 @@ def render_markdown(summary: Summary) -> str:
 
     out += ["## Errors", ""]
     if s.errors:
+        groups = group_errors(s.errors)
+        out += [
+            f"{len(s.errors)} errored attempt(s) of {len(groups)} kind(s); identical errors (phase, category, "
+            "message) on one line, their trials collapsed (`t0–t4`: trials 0 to 4).",
+            "",
+        ]
         out += _table(
-            ["Trial", "Attempt", "Phase", "Category", "Message"],
+            ["Count", "Trials", "Phase", "Category", "Message"],
             [
                 [
-                    e.trial_id,
-                    f"{e.attempt}{' (retried)' if e.superseded else ''}",
-                    e.phase or "—",
-                    e.category or "—",
-                    e.message,
+                    f"×{g.count}",
+                    g.trials(limit=MAX_TRIALS_SHOWN) + (" (retried)" if g.superseded else ""),
+                    g.phase or "—",
+                    g.category or "—",
+                    g.message,
                 ]
-                for e in s.errors
+                for g in groups
             ],
         )
     else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
+from skillworks.report.error_groups import group_errors
 from skillworks.report.formatting import interval_pp, pct, pp, rate_interval, ungraded_only
 from skillworks.report.markdown_text import md_code, md_text
 from skillworks.report.model import SCRIPTED_NOTE, DeltaRow, PassRateRow, Summary
@@ -17,6 +18,8 @@ from skillworks.report.run_charts import column_order, delta_estimate
 
 _Row = TypeVar("_Row", PassRateRow, DeltaRow)
 MAX_TASK_ROWS = 15
+MAX_ERROR_GROUPS = 20  # kinds of error listed (the largest first)
+MAX_ERROR_TRIALS = 10  # collapsed trial-id items per kind
 MARKER = "<!-- skillworks-report -->"  # lets a CI step find and update its own comment
 
 
@@ -89,9 +92,22 @@ def render_pr_comment(summary: Summary, eval_lines: list[str] | None = None) -> 
         ]
         lines += ["", "</details>"]
     if s.errors:
-        lines += ["", f"<details><summary>{len(s.errors)} errored trial(s)</summary>", ""]
-        lines += [f"- {md_code(e.trial_id)}: {md_text(e.phase or '?')} / {md_text(e.category or '?')}: "
-                  f"{md_text(e.message[:200])}" for e in s.errors[:20]]  # fmt: skip
+        groups = group_errors(s.errors)
+        lines += [
+            "",
+            f"<details><summary>{len(s.errors)} errored trial(s), {len(groups)} kind(s) of error</summary>",
+            "",
+        ]
+        lines += [
+            f"- ×{g.count} {md_text(g.phase or '?')} / {md_text(g.category or '?')}"
+            + (" (retried)" if g.superseded else "")
+            + f": {md_text(g.message[:200])} — "
+            + ", ".join(md_code(i) for i in g.items[:MAX_ERROR_TRIALS])
+            + (f", … +{len(g.items) - MAX_ERROR_TRIALS} more" if len(g.items) > MAX_ERROR_TRIALS else "")
+            for g in groups[:MAX_ERROR_GROUPS]
+        ]
+        if len(groups) > MAX_ERROR_GROUPS:
+            lines.append(f"- … {len(groups) - MAX_ERROR_GROUPS} more kind(s): see report.md")
         lines += ["", "</details>"]
     lines += ["", "Full report: `report.html` in the run directory (self-contained; open it from the CI artifact)."]
     return "\n".join(lines) + "\n"
