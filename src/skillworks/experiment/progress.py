@@ -126,28 +126,26 @@ def _middle(text: str, width: int) -> str:
 
 
 def shorten_trial_id(trial_id: str, width: int) -> str:
-    """A trial id (``<task>__<condition>__<agent>__t<k>``) in at most ``width`` columns. Its longest parts
-    are shortened first, each with … in its middle (start and distinguishing end stay), in rounds that stop
-    at 16, then 8, then 5 characters; the condition (second part) only once the others are at the round's
-    floor, and the trial index never: so ``crystal…sis-29__curated__openh…er-7__t0``. A last resort cuts the end."""
+    """A trial id (``<task>__<condition>__<agent>__t<k>``) in at most ``width`` columns. Parts are shortened
+    with … in their middle (their start and distinguishing end stay), in rounds that stop at 16, then 8,
+    then 5 characters: in each round the agent label first (the same on many lines), then the task, the
+    condition last; the trial index never. So ``crysta…sis-29__self-generated__open…-7__t12``. An id of
+    another shape gives its longest parts first. A last resort cuts the end."""
     if cell_len(trial_id) <= width:
         return trial_id
     parts = trial_id.split("__")
     sizes = [len(p) for p in parts]
-    shrinkable = list(range(len(parts) - 1)) if len(parts) > 1 else [0]
-    last = [i for i in shrinkable if i != 1] + [i for i in shrinkable if i == 1]  # the condition last
+    order = [2, 0, 1] if len(parts) == 4 else sorted(range(max(len(parts) - 1, 1)), key=lambda i: -sizes[i])
 
     def joined() -> str:
         return "__".join(_middle(p, n) for p, n in zip(parts, sizes, strict=True))
 
     for floor in (16, 8, _MIN_PART):
-        while cell_len(joined()) > width:
-            above = [i for i in last if sizes[i] > floor]
-            if not above:
-                break
-            first = [i for i in above if i != 1] or above
-            i = max(first, key=lambda j: sizes[j])
-            sizes[i] -= 1
+        for i in order:
+            excess = cell_len(joined()) - width
+            if excess <= 0:
+                return joined()
+            sizes[i] = max(min(sizes[i], floor), sizes[i] - excess)
     return _cut(joined(), width)
 
 

@@ -35,9 +35,11 @@ def scripted_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "--out", str(out), "--run-id", "pages",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    # not a terminal: one plain line per finished trial (id, outcome, reward, seconds) and a summary
+    # not a terminal: one plain line per finished trial (id, outcome, reward, seconds) and a summary, each
+    # within 80 columns (this 58-character id is shortened with …, its condition and trial index whole)
+    assert max(len(line) for line in proc.stderr.splitlines()[:6]) <= 80, proc.stderr
     trial_lines = re.findall(
-        r"^\[\d/4\] invoice-from-template__\S+  (?:solved|failed|partial)  reward \d\.\d\d  \d+\.\ds$",
+        r"^\[\d/4\] invoice-\S*__(?:none|curated)__\S+__t[01]  (?:solved|failed|partial)  reward \d\.\d\d  \d+\.\ds$",
         proc.stderr,
         re.M,
     )

@@ -109,7 +109,7 @@ def test_long_task_ids_and_conditions_keep_plain_lines_within_80_columns() -> No
     assert lines[-2].startswith("-- 9396/9396 trials done, 0 running | ")
     # the shortening itself: untouched when it fits; parts cut in the middle; never longer than asked
     assert shorten_trial_id("t__none__a__t0", 80) == "t__none__a__t0"
-    assert shorten_trial_id(long_id, 40) == "crys…-29__self-generated__open…er-7__t12"
+    assert shorten_trial_id(long_id, 40) == "crys…s-29__self-generated__open…r-7__t12"
     for width in (60, 40, 25, 12):
         assert len(shorten_trial_id(long_id, width)) <= width
     assert shorten_trial_id("x" * 300, 20) == "x" * 10 + "…" + "x" * 9
