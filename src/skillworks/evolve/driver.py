@@ -382,10 +382,14 @@ async def run_evolve(
         async with started_gateways(built) as gateways:
             patch_gateway = gateways[cfg.label]
             own_patch_gateway = None
-            if options.patch_model and (options.patch_model, options.patch_api_base) != (cfg.model, cfg.api_base):
+            # the patch model's own endpoint: --patch-api-base, never the agent's --api-base for another model
+            api_base = options.patch_api_base
+            if api_base is None and options.patch_model == cfg.model:
+                api_base = cfg.api_base
+            if options.patch_model and (options.patch_model, api_base) != (cfg.model, cfg.api_base):
                 from skillworks.gateway import Gateway
 
-                own_patch_gateway = Gateway(model=options.patch_model, api_base=options.patch_api_base)
+                own_patch_gateway = Gateway(model=options.patch_model, api_base=api_base)
                 await own_patch_gateway.start()
                 patch_gateway = own_patch_gateway
             try:
