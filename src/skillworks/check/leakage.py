@@ -720,18 +720,22 @@ def _instruction_findings(task: Task, skills: Sequence[SkillPackage]) -> list[Fi
 
 def leakage_task_issues(task: Task) -> list[TaskIssue]:
     """`audit_task_leakage` as `tasks check` issues (same severity; the issue code is the rule id), one issue
-    per (rule, place, evidence)."""
+    per (rule, place, evidence); plus the answer keys the task's skills hold only side by side."""
     from skillworks.tasks.validate import TaskIssue
 
-    issues: list[TaskIssue] = []
-    seen: set[tuple[str, str | None, str | None]] = set()
-    for f in audit_task_leakage(task):
+    issues: dict[tuple[str, str | None, str | None], TaskIssue] = {}
+    # the task's skills side by side too (the agent gets them together): only the answer keys that adds, which
+    # replace the warning the same place got when each skill was audited alone
+    joint = [
+        f
+        for f in (audit_task_leakage(task, together=True) if len(task.skills) > 1 else [])
+        if f.rule_id.startswith("leak-") and f.severity is Severity.ERROR
+    ]
+    for f in [*audit_task_leakage(task), *joint]:
         where = f"{f.file}:{f.line}" if f.file and f.line else f.file
-        if (f.rule_id, where, f.evidence) in seen:
+        key = (f.rule_id, where, f.evidence)
+        if key in issues and not (f in joint and issues[key].severity != Severity.ERROR.value):
             continue
-        seen.add((f.rule_id, where, f.evidence))
         evidence = f" [{f.evidence}]" if f.evidence else ""
-        issues.append(
-            TaskIssue(severity=f.severity.value, code=f.rule_id, message=f"{f.message}{evidence}", path=where)
-        )
-    return issues
+        issues[key] = TaskIssue(severity=f.severity.value, code=f.rule_id, message=f"{f.message}{evidence}", path=where)
+    return list(issues.values())

@@ -37,6 +37,19 @@ def test_tasks_check_reports_each_leak_form_as_an_error(tmp_path: Path, form: st
     assert any(f"skills/{SKILL}/{planted}" in str(i["path"]) for i in errors), (form, errors)
 
 
+def test_tasks_check_reports_an_answer_key_split_between_two_curated_skills(tmp_path: Path) -> None:
+    task_dir, _ = _copy(tmp_path, "dict")  # the verifier checks 'Lake Zurich' and 'heat-dominated warming'
+    skills = task_dir / "environment" / "skills"
+    for name, line in (("trend-analysis", "Write the lake as 'Lake Zurich'."), ("pca-decomposition", "")):
+        md = skills / name / "SKILL.md"
+        text = md.read_text().replace("Label it 'heat-dominated warming' for 'Lake Zurich'.", "")
+        md.write_text(text + "\n" + (line or "Call the result 'heat-dominated warming'.") + "\n")
+    code, (row,) = _check(task_dir)
+    errors = [i for i in row["issues"] if i["severity"] == "error"]
+    assert code == 1 and errors and all(str(i["code"]).startswith("leak-") for i in errors), row
+    assert any("trend-analysis + " in str(i["message"]) or " + trend-analysis" in str(i["message"]) for i in errors)
+
+
 def test_tasks_check_finds_no_error_on_the_unmodified_real_tasks() -> None:
     code, rows = _check(REAL_TASKS)
     assert len(rows) >= 5
