@@ -598,16 +598,22 @@ def _oracle_findings(skill: str, rel: str, text: str, flat: str, ev: _Evidence) 
     return out
 
 
-def audit_task_leakage(task: Task, skills: Sequence[SkillPackage] | None = None) -> list[Finding]:
+def audit_task_leakage(
+    task: Task, skills: Sequence[SkillPackage] | None = None, *, together: bool = False
+) -> list[Finding]:
     """Leakage and instruction-quality findings for one task. Files are relative to the task root (or are the
     skill's own path for a skill outside it). `skills` (default: the task's own) are the skills audited
     against the task's verifier and oracle, e.g. a produced skill at the gate; an oracle file that is a copy
-    of one of the *task's own* skills' files stays exempt, never one of a produced skill's."""
+    of one of the *task's own* skills' files stays exempt, never one of a produced skill's. With `together`,
+    the skills are audited as one (an agent sees them side by side): an answer key split over two skills,
+    each below the share that makes one an answer key, is found."""
     out: list[Finding] = []
     ev = _collect(task)
     audited = task.skills if skills is None else tuple(skills)
-    for skill in audited:
-        texts = [(_rel(task, path), text) for path, text in _skill_texts(skill.root)]
+    groups = [(s.name, [(_rel(task, path), text) for path, text in _skill_texts(s.root)]) for s in audited]
+    if together and len(groups) > 1:
+        groups = [(" + ".join(name for name, _ in groups), [t for _, texts in groups for t in texts])]
+    for skill_name, texts in groups:
         # expected values: the share of them the skill holds decides whether it gives the answer away
         found_values = {v for v in ev.expected if any(_word_in(v, text) for _, text in texts)}
         # an answer is instance-specific: values with a digit (a total, an id, a date) by their share; words
@@ -620,7 +626,7 @@ def audit_task_leakage(task: Task, skills: Sequence[SkillPackage] | None = None)
         all_words = len(words) >= 2 and words <= found_values
         for rel, text in texts:
             flat = _norm(text)
-            out.extend(_oracle_findings(skill.name, rel, text, flat, ev))
+            out.extend(_oracle_findings(skill_name, rel, text, flat, ev))
             given: set[str] = set()  # bounds of ranges reported in this file: not reported again one by one
             for lo, hi in sorted(ev.ranges):
                 if m := _range_in(lo, hi, text):
@@ -628,22 +634,22 @@ def audit_task_leakage(task: Task, skills: Sequence[SkillPackage] | None = None)
                     out.append(
                         finding(
                             "leak-expected-value",
-                            f"skill {skill.name!r} gives {lo} to {hi}, the range the verifier accepts for one "
+                            f"skill {skill_name!r} gives {lo} to {hi}, the range the verifier accepts for one "
                             "of its checks",
                             rel,
                             text.count("\n", 0, m.start()) + 1,
                             m.group(),
                         )
                     )
-            out.extend(_range_findings(skill.name, rel, text, ev, given))
-            out.extend(_file_findings(skill.name, rel, text, ev))
+            out.extend(_range_findings(skill_name, rel, text, ev, given))
+            out.extend(_file_findings(skill_name, rel, text, ev))
             for value in sorted(found_values):
                 if value in given or not _word_in(value, text):
                     continue
                 share = f"{len(found_values)} of the verifier's {len(ev.expected)} expected value(s)"
                 hit = finding(
                     "leak-expected-value",
-                    f"skill {skill.name!r} contains {value!r}, a value the verifier checks ({share})",
+                    f"skill {skill_name!r} contains {value!r}, a value the verifier checks ({share})",
                     rel,
                     _locate(text, value),
                     value,
@@ -655,7 +661,7 @@ def audit_task_leakage(task: Task, skills: Sequence[SkillPackage] | None = None)
                     out.append(
                         finding(
                             "leak-magic-number",
-                            f"skill {skill.name!r} contains {num}, a number from the oracle/verifier",
+                            f"skill {skill_name!r} contains {num}, a number from the oracle/verifier",
                             rel,
                             _locate(text, num),
                             num,
@@ -666,7 +672,7 @@ def audit_task_leakage(task: Task, skills: Sequence[SkillPackage] | None = None)
                     out.append(
                         finding(
                             "leak-path",
-                            f"skill {skill.name!r} names {p!r} from the oracle/verifier",
+                            f"skill {skill_name!r} names {p!r} from the oracle/verifier",
                             rel,
                             _locate(text, p),
                             p,
@@ -677,7 +683,7 @@ def audit_task_leakage(task: Task, skills: Sequence[SkillPackage] | None = None)
                     out.append(
                         finding(
                             "leak-identifier",
-                            f"skill {skill.name!r} uses {ident!r} from the oracle/verifier",
+                            f"skill {skill_name!r} uses {ident!r} from the oracle/verifier",
                             rel,
                             _locate(text, ident),
                             ident,
@@ -714,18 +720,22 @@ def _instruction_findings(task: Task, skills: Sequence[SkillPackage]) -> list[Fi
 
 def leakage_task_issues(task: Task) -> list[TaskIssue]:
     """`audit_task_leakage` as `tasks check` issues (same severity; the issue code is the rule id), one issue
-    per (rule, place, evidence)."""
+    per (rule, place, evidence); plus the answer keys the task's skills hold only side by side."""
     from skillworks.tasks.validate import TaskIssue
 
-    issues: list[TaskIssue] = []
-    seen: set[tuple[str, str | None, str | None]] = set()
-    for f in audit_task_leakage(task):
+    issues: dict[tuple[str, str | None, str | None], TaskIssue] = {}
+    # the task's skills side by side too (the agent gets them together): only the answer keys that adds, which
+    # replace the warning the same place got when each skill was audited alone
+    joint = [
+        f
+        for f in (audit_task_leakage(task, together=True) if len(task.skills) > 1 else [])
+        if f.rule_id.startswith("leak-") and f.severity is Severity.ERROR
+    ]
+    for f in [*audit_task_leakage(task), *joint]:
         where = f"{f.file}:{f.line}" if f.file and f.line else f.file
-        if (f.rule_id, where, f.evidence) in seen:
+        key = (f.rule_id, where, f.evidence)
+        if key in issues and not (f in joint and issues[key].severity != Severity.ERROR.value):
             continue
-        seen.add((f.rule_id, where, f.evidence))
         evidence = f" [{f.evidence}]" if f.evidence else ""
-        issues.append(
-            TaskIssue(severity=f.severity.value, code=f.rule_id, message=f"{f.message}{evidence}", path=where)
-        )
-    return issues
+        issues[key] = TaskIssue(severity=f.severity.value, code=f.rule_id, message=f"{f.message}{evidence}", path=where)
+    return list(issues.values())

@@ -30,7 +30,8 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option(help="model of the patch call (default: the agent's model)")
         ] = None,
         patch_api_base: Annotated[
-            str | None, typer.Option(help="OpenAI-compatible server of --patch-model (default: --api-base)")
+            str | None,
+            typer.Option(help="OpenAI-compatible server of --patch-model (default: the provider's own endpoint)"),
         ] = None,
         seed_skills: Annotated[Path | None, typer.Option(help="start every family from this library dir")] = None,
         patch_prompt: Annotated[Path | None, typer.Option(help="your own patch prompt template")] = None,
@@ -121,7 +122,7 @@ def register(app: typer.Typer) -> None:
             )
         options = EvolveOptions(
             patch_model=info.get("patch_model"),
-            patch_api_base=info.get("patch_api_base") or spec.agents[0].api_base,
+            patch_api_base=info.get("patch_api_base"),
             seed_skills=Path(info["seed_skills"]) if info.get("seed_skills") else None,
             prompt_path=Path(info["patch_prompt"]) if info.get("patch_prompt") else None,
             budget_tokens=int(info.get("trajectory_budget") or 4000),

@@ -175,13 +175,19 @@ def _check_limits(root: Path, limits: Limits) -> None:
 async def _gate(root: Path, touched: set[str], tasks: Sequence[Task]) -> None:
     """The gate (`skillworks.provision.gate`) for every skill the patch wrote, against the tasks the library
     will be used on: the first reason it gives rejects the patch (it starts with the deciding rule id)."""
-    from skillworks.provision.gate import gate_skill
+    from skillworks.provision.gate import gate_skill, joint_rejections
+    from skillworks.skills.package import load_skill
 
     for name in sorted(touched):
         if (root / name).is_dir():
             verdict = await gate_skill(root / name, tasks)
             if not verdict.passed:
                 raise PatchRejected(f"{verdict.reasons[0]} (skill {name!r})")
+    # the new version's skills side by side: an answer key split over two skills (one the patch wrote)
+    skills = [load_skill(p) for p in library_skills(root)]
+    for i, reason in sorted(joint_rejections(skills, tasks).items()):
+        if skills[i].root.name in touched:
+            raise PatchRejected(f"{reason} (skill {skills[i].root.name!r})")
 
 
 async def apply_patch(

@@ -32,7 +32,7 @@ from skillworks.errors import UserError
 from skillworks.evolve.apply import apply_patch, library_hash, library_skills
 from skillworks.evolve.family import Family
 from skillworks.evolve.patch import MalformedPatch, Patch, parse_patch
-from skillworks.evolve.prompt import CHARS_PER_TOKEN, compact_trajectory, load_template, render_prompt
+from skillworks.evolve.prompt import CHARS_PER_TOKEN, PATCH_SYSTEM, compact_trajectory, load_template, render_prompt
 from skillworks.evolve.source import LIBRARY_SOURCE
 from skillworks.experiment.plan import TrialSpec, trial_seed
 from skillworks.experiment.spec import ExperimentSpec
@@ -44,11 +44,6 @@ CONDITIONS = ("evolved", "vanilla", "history")
 SEED_GATE_FILE = "seed-gate.json"
 # the raw answers kept in patches/<t>.json (a rejected oversized patch is kept once, cut to this)
 MAX_STORED_ANSWER_CHARS = 256 * 1024
-PATCH_SYSTEM = (
-    "You maintain a library of agent skills for a family of related tasks. You answer with exactly one JSON "
-    "object with the keys summary, upsert_files and delete_paths, and nothing else. Skills stay general for "
-    "the family: never write answers or values specific to one task instance into them."
-)
 EXTRA_KEY = "evolve"
 
 
@@ -266,6 +261,7 @@ async def evolve_family(
                 final_message=_final_message(traj) if traj else None,
                 trajectory=traj,
                 budget_tokens=options.budget_tokens,
+                task_source=str(task.root),
             )
             log_path = fdir / "patches" / f"{t}.gateway.jsonl"
             log_path.unlink(missing_ok=True)
@@ -291,6 +287,7 @@ async def evolve_family(
                 patch_usage=usage_totals(log_path) if log_path.is_file() else Usage(),
             )
             record = {
+                "system": PATCH_SYSTEM,
                 "prompt": prompt,
                 # the patch as the model wrote it is in `answers`; the parsed patch is kept only when applied
                 "answers": [_cap(a, MAX_STORED_ANSWER_CHARS) for a in answers],
@@ -385,10 +382,14 @@ async def run_evolve(
         async with started_gateways(built) as gateways:
             patch_gateway = gateways[cfg.label]
             own_patch_gateway = None
-            if options.patch_model and (options.patch_model, options.patch_api_base) != (cfg.model, cfg.api_base):
+            # the patch model's own endpoint: --patch-api-base, never the agent's --api-base for another model
+            api_base = options.patch_api_base
+            if api_base is None and options.patch_model == cfg.model:
+                api_base = cfg.api_base
+            if options.patch_model and (options.patch_model, api_base) != (cfg.model, cfg.api_base):
                 from skillworks.gateway import Gateway
 
-                own_patch_gateway = Gateway(model=options.patch_model, api_base=options.patch_api_base)
+                own_patch_gateway = Gateway(model=options.patch_model, api_base=api_base)
                 await own_patch_gateway.start()
                 patch_gateway = own_patch_gateway
             try:

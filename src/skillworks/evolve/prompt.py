@@ -1,5 +1,12 @@
 """The patch prompt: the project's own template (``patch_prompt.md``, overridable with ``--patch-prompt``)
-filled with the library tree and files, the trial summary, the final message and the compacted trajectory."""
+filled with the library tree and files, the trial summary, the final message and the compacted trajectory;
+and the system part of the patch call (``patch_system.md``).
+
+A ``--patch-prompt`` template may use this project's placeholders (`PLACEHOLDERS`) or SkillFlow's own
+(`SKILLFLOW_PLACEHOLDERS`, the names its user prompt template is filled with), so SkillFlow's template works
+as it ships. A template that uses a SkillFlow-only placeholder is taken as SkillFlow writes it, a Python
+``str.format`` string: its doubled braces ``{{`` ``}}`` are literal braces. Any other ``{name}`` is a
+one-line error listing the allowed ones."""
 
 from __future__ import annotations
 
@@ -12,10 +19,37 @@ from skillworks.results import TrialResult
 from skillworks.skills.package import iter_package_files
 
 DEFAULT_TEMPLATE = Path(__file__).with_name("patch_prompt.md")
+PATCH_SYSTEM = Path(__file__).with_name("patch_system.md").read_text(encoding="utf-8").strip()
 CHARS_PER_TOKEN = 4
 PLACEHOLDERS = ("library", "position", "total", "family", "instruction", "trial_summary", "final_message", "trajectory")
+# the names SkillFlow's user prompt template is filled with (libs/skill_evolution/patcher.py upstream)
+SKILLFLOW_PLACEHOLDERS = (
+    "tree_json",
+    "files_block",
+    "task_name",
+    "task_source",
+    "verifier_passed",
+    "reward",
+    "exception_info",
+    "failed_tests",
+    "final_message",
+    "trajectory_json",
+)
+_LIBRARY_PLACEHOLDERS = ("library", "files_block", "tree_json")
+_TRAJECTORY_PLACEHOLDERS = ("trajectory", "trajectory_json")
 # a bare {name}: JSON in a template ({"summary": ...}) is no placeholder
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+# what a str.format template (SkillFlow's) holds: an escaped brace or a placeholder
+_FORMAT_TOKEN = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _allowed() -> tuple[str, ...]:
+    return (*PLACEHOLDERS, *(p for p in SKILLFLOW_PLACEHOLDERS if p not in PLACEHOLDERS))
+
+
+def _skillflow_style(template: str) -> bool:
+    used = {m.group(1) for m in _PLACEHOLDER.finditer(template)}
+    return bool(used & (set(SKILLFLOW_PLACEHOLDERS) - set(PLACEHOLDERS)))
 
 
 def load_template(path: Path | None) -> str:
@@ -25,12 +59,17 @@ def load_template(path: Path | None) -> str:
     if not path.is_file():
         raise UserError("patch prompt template not found", path)
     text = path.read_text(encoding="utf-8")
-    unknown = sorted({m.group(1) for m in _PLACEHOLDER.finditer(text)} - set(PLACEHOLDERS))
+    used = {m.group(1) for m in _PLACEHOLDER.finditer(text)}
+    unknown = sorted(used - set(_allowed()))
     if unknown:
-        allowed = ", ".join("{" + p + "}" for p in PLACEHOLDERS)
+        allowed = ", ".join("{" + p + "}" for p in _allowed())
         raise UserError(f"unknown placeholder {{{unknown[0]}}} in the patch prompt (allowed: {allowed})", path)
-    if "{trajectory}" not in text or "{library}" not in text:
-        raise UserError("a patch prompt template needs the {library} and {trajectory} placeholders", path)
+    if not used & set(_TRAJECTORY_PLACEHOLDERS) or not used & set(_LIBRARY_PLACEHOLDERS):
+        raise UserError(
+            "a patch prompt template needs the {library} and {trajectory} placeholders "
+            "(SkillFlow's: {files_block} or {tree_json}, and {trajectory_json})",
+            path,
+        )
     return text
 
 
@@ -39,8 +78,13 @@ def render_library(root: Path, budget_chars: int = 60_000) -> str:
     if not files:
         return "(empty: no skill yet)"
     tree = "\n".join(f"- {f.relative_to(root).as_posix()} ({f.stat().st_size} bytes)" for f in files)
-    parts = [tree, ""]
-    used = len(tree)
+    return tree + "\n\n" + _files_block(root, files, budget_chars - len(tree))
+
+
+def _files_block(root: Path, files: list[Path], budget_chars: int) -> str:
+    """Each library file as a `### path` heading and a fenced block, within `budget_chars`."""
+    parts: list[str] = []
+    used = 0
     for f in files:
         text = f.read_text(encoding="utf-8", errors="replace")
         if used + len(text) > budget_chars:
@@ -49,6 +93,27 @@ def render_library(root: Path, budget_chars: int = 60_000) -> str:
         used += len(text)
         parts.append(f"### {f.relative_to(root).as_posix()}\n```\n{text}\n```")
     return "\n".join(parts)
+
+
+def _skillflow_values(
+    library: Path, result: TrialResult, task_source: str, trajectory: Path | None, budget_tokens: int
+) -> dict[str, str]:
+    """SkillFlow's placeholders, filled the way its patcher fills them (JSON where it gives JSON)."""
+    files = iter_package_files(library) if library.is_dir() else []
+    failed = [t.name for t in result.tests if t.status == "failed"]
+    lines = compact_trajectory(trajectory, budget_tokens).splitlines()
+    return {
+        "tree_json": json.dumps([f.relative_to(library).as_posix() for f in files], ensure_ascii=False, indent=2),
+        "files_block": _files_block(library, files, 60_000) if files else "<empty library>",
+        "task_name": result.task_id,
+        "task_source": task_source,
+        "verifier_passed": str(result.reward is not None and result.reward >= 1.0),
+        "reward": str(result.reward),
+        "exception_info": f"{result.error.category}: {result.error.message}" if result.error else "None",
+        "failed_tests": json.dumps(failed, ensure_ascii=False),
+        # our compacted trajectory, one JSON string per message / call / result
+        "trajectory_json": json.dumps(lines, ensure_ascii=False, indent=2),
+    }
 
 
 def trial_summary(result: TrialResult) -> str:
@@ -122,6 +187,7 @@ def render_prompt(
     final_message: str | None,
     trajectory: Path | None,
     budget_tokens: int,
+    task_source: str = "",
 ) -> str:
     values = {
         "library": render_library(library),
@@ -133,4 +199,10 @@ def render_prompt(
         "final_message": (final_message or "(none)").strip(),
         "trajectory": compact_trajectory(trajectory, budget_tokens),
     }
-    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+    if not _skillflow_style(template):
+        return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+    values = {**_skillflow_values(library, result, task_source, trajectory, budget_tokens), **values}
+    # one pass over the template: an escaped brace becomes a brace, a value is never read as a template
+    return _FORMAT_TOKEN.sub(
+        lambda m: m.group(0)[0] if m.group(1) is None else values.get(m.group(1), m.group(0)), template
+    )

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from skillworks.evolve.driver import CONDITIONS, EXTRA_KEY, HistoryLine, family_dir, read_history
+from skillworks.evolve.driver import CONDITIONS, EXTRA_KEY, SEED_GATE_FILE, HistoryLine, family_dir, read_history
 from skillworks.experiment.store import RunStore
 from skillworks.results import TrialResult
 from skillworks.stats.delta import paired_bootstrap_delta
@@ -61,6 +62,9 @@ class FamilyRow(_Strict):
     gain_pp: dict[str, float]
     curve: list[dict[str, object]]
     history: list[HistoryLine]
+    seed_rejected: list[dict[str, Any]] = Field(
+        default_factory=list, description="--seed-skills the gate kept out of v0 (seed-gate.json): skill, reasons"
+    )
 
 
 class EvolveSummary(_Strict):
@@ -184,6 +188,10 @@ def build_evolve_summary(run_dir: Path, seed: int = 0) -> EvolveSummary:
             patch_out += h.patch_usage.output_tokens
             patch_cost += h.patch_usage.cost_usd
         completion = {c: sum(reward(t, c) for t in order) / len(order) for c in CONDITIONS}
+        seed_gate = fdir / SEED_GATE_FILE
+        seed_rejected = (
+            json.loads(seed_gate.read_text(encoding="utf-8")).get("rejected", []) if seed_gate.is_file() else []
+        )
         fam_rows.append(
             FamilyRow(
                 family=name,
@@ -199,6 +207,7 @@ def build_evolve_summary(run_dir: Path, seed: int = 0) -> EvolveSummary:
                     for i, t in enumerate(order, start=1)
                 ],
                 history=history,
+                seed_rejected=[{"skill": v.get("skill"), "reasons": v.get("reasons") or []} for v in seed_rejected],
             )
         )
     return EvolveSummary(
@@ -288,6 +297,9 @@ def render_evolve_markdown(s: EvolveSummary) -> str:
                 f"{patch.replace('|', '/')} | {h.skills if h else '—'} |"
             )
         out += ["", f"Patches: {', '.join(f'{k} {v}' for k, v in sorted(f.patches.items())) or 'none'}."]
+        for v in f.seed_rejected:
+            reasons = [str(r) for r in v["reasons"]] or ["(no reason recorded)"]
+            out += ["", f"Seed skill {v['skill']!r} kept out of v0 by the gate: {reasons[0]}"]
     out.append("")
     return "\n".join(out)
 

@@ -44,6 +44,7 @@ class ScriptUsage(_Strict):
 
 class ScriptExpect(_Strict):
     last_user_contains: str | None = None
+    system_contains: str | None = Field(default=None, description="the request's system part contains this")
     tool_result_contains: str | None = None
     has_tool: str | None = None
     reasoning_carried: bool = Field(

@@ -150,6 +150,14 @@ class ScriptedSession:
                 f"{head} expected the client to offer tool {expect.has_tool!r}, got: "
                 f"{', '.join(offered) if offered else 'no tools'}",
             )
+        if expect.system_contains is not None:
+            system = "\n".join(m.content for m in request.messages if m.role == "system")
+            if expect.system_contains not in system:
+                raise GatewayError(
+                    "script_mismatch",
+                    f"{head} expected the system part to contain {expect.system_contains!r}, got: "
+                    + (_quote(system) if system else "no system part"),
+                )
         if expect.last_user_contains is not None:
             last = _last(request.messages, "user")
             got = last.content if last else ""

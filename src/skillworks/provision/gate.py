@@ -10,7 +10,9 @@ library, a `--skills-from` replay, the packages the compiler turns into capsules
   finding of the rule families in `BLOCKING_SECURITY_PREFIXES`, whatever severity the scan gave it (a
   produced skill has no author to vouch for it; a rule added later to one of these families blocks too);
 - the leakage audit finds an error-severity `leak-*` finding against the verifier and oracle of any of
-  those tasks (an answer key measures copying, not skill use).
+  those tasks (an answer key measures copying, not skill use);
+- it passed on its own but, side by side with the other skills the same trial or library gets, holds an
+  answer key split between them (`joint_rejections`: each skill below the share that makes one a key).
 
 Verdicts are cached per (package hash, task ids) in this process: the same pack reviewed by its source and
 again by the trial costs one scan.
@@ -19,7 +21,7 @@ again by the trial costs one scan.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -140,6 +142,40 @@ async def gate_skill(skill: SkillPackage | Path, tasks: Sequence[Task]) -> GateV
     return verdict
 
 
+def joint_rejections(skills: Sequence[SkillPackage], tasks: Sequence[Task]) -> dict[int, str]:
+    """Skills that hold an answer key together (audited side by side, as an agent sees them), by index into
+    `skills`, with the reason: each skill that holds a part of the evidence. Empty for fewer than two."""
+    from skillworks.check.leakage import audit_task_leakage
+    from skillworks.check.model import Severity
+
+    out: dict[int, str] = {}
+    if len(skills) < 2:
+        return out
+    roots = [p.root.resolve() for p in skills]
+    for task in tasks:
+        for f in audit_task_leakage(task, skills, together=True):
+            if not f.rule_id.startswith("leak-") or f.severity is not Severity.ERROR or not f.file:
+                continue
+            where = Path(f.file) if Path(f.file).is_absolute() else task.root / f.file
+            for i, root in enumerate(roots):
+                if i not in out and root in where.resolve().parents:
+                    out[i] = f"{f.rule_id}: {f.message} (held jointly) [task {task.id}, {f.file}:{f.line}]"
+    return out
+
+
+def _reject_jointly(outcome: GateOutcome, tasks: Sequence[Task]) -> GateOutcome:
+    joint = joint_rejections(outcome.kept, tasks)
+    if not joint:
+        return outcome
+    out = {id(outcome.kept[i]): reason for i, reason in joint.items()}
+    hashes = {outcome.kept[i].package_hash: reason for i, reason in joint.items()}
+    verdicts = [
+        replace(v, reasons=(hashes[v.package_hash],)) if v.passed and v.package_hash in hashes else v
+        for v in outcome.verdicts
+    ]
+    return GateOutcome(kept=[p for p in outcome.kept if id(p) not in out], verdicts=verdicts)
+
+
 async def gate_skills(skills: Sequence[SkillPackage], tasks: Sequence[Task]) -> GateOutcome:
     """Every skill through the gate: those that passed (in order), and every verdict."""
     outcome = GateOutcome()
@@ -148,7 +184,7 @@ async def gate_skills(skills: Sequence[SkillPackage], tasks: Sequence[Task]) -> 
         outcome.verdicts.append(verdict)
         if verdict.passed:
             outcome.kept.append(package)
-    return outcome
+    return _reject_jointly(outcome, tasks)
 
 
 async def gate_library(library: Path, tasks: Sequence[Task]) -> GateOutcome:
@@ -163,4 +199,4 @@ async def gate_library(library: Path, tasks: Sequence[Task]) -> GateOutcome:
         outcome.verdicts.append(verdict)
         if verdict.passed:
             outcome.kept.append(load_skill(root))
-    return outcome
+    return _reject_jointly(outcome, tasks)

@@ -142,3 +142,9 @@ def test_a_produced_skill_the_gate_rejects_is_never_staged(tmp_path: Path) -> No
 
     (row,) = generated_pack_rows([result])
     assert row.status == "gate_rejected" and row.reason is not None and row.reason.startswith("sec-remote-exec")
+    from skillworks.report import write_reports
+
+    files = write_reports(tmp_path / "r")
+    for kind in ("md", "html"):
+        text = next(p for p in files.values() if p.name == f"report.{kind}").read_text()
+        assert "gate_rejected" in text and "sec-remote-exec" in text and "made-here" in text, kind

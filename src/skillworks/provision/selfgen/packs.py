@@ -55,7 +55,7 @@ def _symlink(root: Path) -> Path | None:
 async def review_packs(generated: Path, task: Task) -> tuple[list[GeneratedPack], list[SkillPackage]]:
     """Every pack under `generated` (host copy of the creator's generated-skills dir), reviewed; and the
     packages that may be staged for the solver."""
-    from skillworks.provision.gate import gate_skill
+    from skillworks.provision.gate import gate_skill, joint_rejections
 
     reviews: list[GeneratedPack] = []
     staged: list[SkillPackage] = []
@@ -110,4 +110,10 @@ async def review_packs(generated: Path, task: Task) -> tuple[list[GeneratedPack]
         )
         if status == "staged":
             staged.append(package)
-    return reviews, staged
+    # the staged packs side by side, as the solver sees them: an answer key split between packs is one too
+    joint = joint_rejections(staged, [task])
+    for i, reason in joint.items():
+        review = next(r for r in reviews if r.package_hash == staged[i].package_hash and r.status == "staged")
+        review.status, review.leakage = "answer_key", [*review.leakage, reason]
+        review.reason = "holds, with the other staged packs, values the verifier checks (an answer key): " + reason
+    return reviews, [p for i, p in enumerate(staged) if i not in joint]
