@@ -88,6 +88,7 @@ class ShapeSignals:
     steps: int  # step sections plus the longest run of imperative numbered items in the procedure
     step_sections: int  # `Step N` / `Phase N` headings, or numbered headings under a procedure heading
     procedure_share: float  # share of the words inside the procedure
+    step_spans: tuple[tuple[int, int, str], ...]  # step sections: first and last SKILL.md line, title
     procedure_runs_scripts: bool  # a command in the procedure runs one of the skill's executables
     menu_sections: int  # sibling sections that each bring their own operation
     menu_share: float
@@ -121,7 +122,8 @@ def _command_key(text: str) -> str:
     for w in words[:4]:
         if w.startswith(("-", "<", "[", "{", "$", '"', "'", "/", ".")) or "=" in w or "|" in w:
             break
-        key.append(w.rsplit("/", 1)[-1])
+        if w.rsplit("/", 1)[-1]:
+            key.append(w.rsplit("/", 1)[-1])
     if not key or key[0] in _NOT_OPERATIONS or not key[0][0].isalpha() or (len(key) > 1 and key[1] in _INSTALLS):
         return ""  # setting up (export X=, cd, pip install), not an operation of the skill
     return " ".join(key[:3])
@@ -186,6 +188,7 @@ def shape_signals(feats: Features, body: str) -> ShapeSignals:
     # procedure: step sections, numbered headings under a procedure heading, imperative numbered runs
     in_procedure = [False] * n
     step_sections = 0
+    step_spans: list[tuple[int, int, str]] = []  # (first, last SKILL.md line, title) of each step section
     for k, h in enumerate(heads):
         if setup[k]:
             continue
@@ -195,6 +198,9 @@ def shape_signals(feats: Features, body: str) -> ShapeSignals:
         numbered_step = numbered_step and _first_word(numbered.group(1)) in _IMPERATIVE  # type: ignore[union-attr]
         if _STEP_TITLE.match(h.title) or numbered_step:
             step_sections += 1
+            last = heads[end_of[k]].line - 1 if end_of[k] < n else len(lines) + feats.offset
+            if not (step_spans and step_spans[-1][1] >= h.line):  # a step inside a step is part of it
+                step_spans.append((h.line, last, h.title))
             for j in range(k, end_of[k]):
                 in_procedure[j] = True
     step_lines = 0
@@ -305,6 +311,7 @@ def shape_signals(feats: Features, body: str) -> ShapeSignals:
         steps=steps,
         step_sections=max(step_sections, step_lines),
         procedure_share=round(min(1.0, procedure_words / max(1, substantive)), 3),
+        step_spans=tuple(step_spans),
         procedure_runs_scripts=runs_scripts,
         menu_sections=len(best_group),
         menu_share=round(min(1.0, menu_words / max(1, substantive)), 3),
