@@ -11,7 +11,9 @@ Reported per condition: pass rate, provider-reported solve tokens (input + outpu
 them), iterations (model calls) and agent wall time, each with the mean paired difference per task and a 95%
 bootstrap interval (numpy, 10,000 resamples of tasks); compile tokens (the hybrid judge's, from each
 contract's `compile` block; 0 for a deterministic compile) and the break-even number of solves
-(compile tokens / mean solve-token saving per invocation).
+(compile tokens / mean solve-token saving per invocation). A run compiles deterministically; with
+`--compile-model provider/id` every skill the compiled condition served is compiled again with the hybrid
+judgement (`skillworks compile --model`), and those tokens are the compile cost of the break-even.
 
 Without TASK and --model it runs the quickstart suite with the scripted provider
 (`examples/scripted/quickstart-compiled.yaml`): that only proves the protocol runs to completion and the
@@ -47,20 +49,33 @@ def bootstrap(deltas: list[float], resamples: int = 10_000, seed: int = 0) -> tu
     return float(data.mean()), float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
 
 
-def _compile_tokens(record: dict[str, Any]) -> int:
-    total = 0
+def _compile_tokens(record: dict[str, Any], seen: dict[str, int]) -> None:
+    """Tokens of each artifact's compile (its contract's `compile` block), once per artifact."""
     for entry in record.get("compiled", []):
         contract = Path(entry.get("path", "")) / "contract.json"
-        if contract.is_file():
+        if contract.is_file() and str(contract) not in seen:
             stats = json.loads(contract.read_text()).get("compile", {})
-            total += int(stats.get("input_tokens", 0)) + int(stats.get("output_tokens", 0))
-    return total
+            seen[str(contract)] = int(stats.get("input_tokens", 0)) + int(stats.get("output_tokens", 0))
+
+
+def hybrid_compile_tokens(run_dir: Path, model: str) -> tuple[int, int]:
+    """Compile every artifact's capsule (the package the compiled condition served) again with the hybrid
+    judgement of `model`; (tokens, skills)."""
+    from skillworks.compile import compile_to
+
+    capsules = sorted({Path(p) for p in (run_dir / "compiled").glob("*/*/capsule")})
+    out = Path(tempfile.mkdtemp(prefix="skillworks-hybrid-compile-"))
+    total = 0
+    for k, capsule in enumerate(capsules):
+        c = compile_to(capsule, out / str(k), model=model).contract
+        total += c.compile.input_tokens + c.compile.output_tokens
+    return total, len(capsules)
 
 
 def analyse(run_dir: Path) -> dict[str, Any]:
     results = RunStore(run_dir).read_results()
     per: dict[tuple[str, str], dict[str, list[float]]] = {}
-    compile_tokens = 0
+    seen: dict[str, int] = {}
     for r in results:
         cell = per.setdefault((r.task_id, r.condition), {m: [] for m in METRICS})
         cell["solve_tokens"].append(r.usage.input_tokens + r.usage.output_tokens)
@@ -68,7 +83,7 @@ def analyse(run_dir: Path) -> dict[str, Any]:
         cell["agent_sec"].append(r.timings.agent_sec)
         cell["reward"].append(r.reward or 0.0)
         if r.condition == "compiled" and r.skill_source is not None:
-            compile_tokens = max(compile_tokens, _compile_tokens(r.skill_source.record))  # cached: paid once
+            _compile_tokens(r.skill_source.record, seen)  # cached per package: paid once
     tasks = sorted({t for t, c in per if c == "curated"} & {t for t, c in per if c == "compiled"})
     summary: dict[str, Any] = {"run": str(run_dir), "tasks": tasks, "trials": len(results), "metrics": {}}
     for m in METRICS:
@@ -81,12 +96,15 @@ def analyse(run_dir: Path) -> dict[str, Any]:
             "delta": mean,
             "ci95": [lo, hi],
         }
-    saving = -summary["metrics"]["solve_tokens"]["delta"] if tasks else float("nan")
-    summary["compile_tokens"] = compile_tokens
-    summary["solve_token_saving_per_invocation"] = saving
-    summary["break_even_solves"] = (
-        (compile_tokens / saving if compile_tokens else 0.0) if saving and saving > 0 else None
-    )
+    summary["solve_token_saving_per_invocation"] = -summary["metrics"]["solve_tokens"]["delta"] if tasks else None
+    return with_compile_tokens(summary, sum(seen.values()), "the run's compile (deterministic unless judged)")
+
+
+def with_compile_tokens(summary: dict[str, Any], tokens: int, source: str) -> dict[str, Any]:
+    saving = summary["solve_token_saving_per_invocation"]
+    summary["compile_tokens"] = tokens
+    summary["compile_tokens_source"] = source
+    summary["break_even_solves"] = (tokens / saving if tokens else 0.0) if saving and saving > 0 else None
     return summary
 
 
@@ -98,6 +116,9 @@ def main() -> int:
     parser.add_argument("--agent", default="builtin")
     parser.add_argument("--run-dir", type=Path, default=None)
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument(
+        "--compile-model", default=None, help="also compile the served skills with this hybrid judge (provider/id)"
+    )
     args = parser.parse_args()
     run_dir = args.run_dir
     if run_dir is None:
@@ -110,6 +131,12 @@ def main() -> int:
         subprocess.run(cmd, check=True)
         run_dir = out / "headline"
     summary = analyse(run_dir)
+    if args.compile_model:
+        tokens, skills = hybrid_compile_tokens(run_dir, args.compile_model)
+        source = f"hybrid judgement by {args.compile_model} over {skills} skill(s)"
+        if args.compile_model.startswith("scripted/"):
+            source += " (scripted provider: its tokens are the replay's, not a model's)"
+        summary = with_compile_tokens(summary, tokens, source)
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
@@ -124,7 +151,8 @@ def main() -> int:
         )
     be = summary["break_even_solves"]
     print(
-        f"compile tokens: {summary['compile_tokens']}; solve-token saving per invocation: "
+        f"compile tokens: {summary['compile_tokens']} ({summary['compile_tokens_source']}); "
+        "solve-token saving per invocation: "
         f"{summary['solve_token_saving_per_invocation']:.0f}; break-even: "
         + ("no saving, never" if be is None else f"{be:.2f} solve(s)")
     )

@@ -12,10 +12,17 @@ from dataclasses import dataclass
 
 from skillworks.compile.contract import Evidence, Shape
 from skillworks.compile.features import Features
+from skillworks.compile.shape_signals import shape_signals
 
 MIN_WORDS = 40
-THRESHOLD = 2.0
-_ORDER: tuple[Shape, ...] = ("workflow", "dispatcher", "reference")
+MIN_SUBSTANCE = 80  # words outside When to use / Overview / Related / Examples for a reference
+MIN_STEPS = 3
+MIN_OPERATIONS = 3
+MIN_ROWS = 2  # commands listed under a Commands / Operations / Tools heading
+PROCEDURE_SHARE = 0.25
+SCRIPTED_PROCEDURE_SHARE = 0.15  # enough when the procedure runs the skill's own executables
+MENU_SHARE = 0.25
+MIN_SCRIPTS = 2  # bundled executables the body tells the agent to run: a script inventory is a menu
 _SUBCOMMAND = re.compile(r"^(?:python3?|bash|sh|node|\./)?\s*(\S+\.(?:py|sh|js|mjs|ts|rb|pl))\s+([a-z][a-z0-9_-]+)\b")
 _SCRIPT_CALL = re.compile(r"(\S+\.(?:py|sh|js|mjs|ts|rb|pl))\b")
 
@@ -44,164 +51,130 @@ def entry_points(feats: Features) -> set[str]:
 
 
 def classify(feats: Features) -> Classification:
-    evidence: list[Evidence] = []
-    scores: dict[str, float] = {s: 0.0 for s in _ORDER}
-
-    def vote(feature: str, value: float, shape: Shape | None, weight: float, note: str) -> None:
-        evidence.append(Evidence(feature=feature, value=value, supports=shape if weight else None, note=note))
-        if shape is not None and weight:
-            scores[shape] += weight
-
-    step_commands = sum(1 for c in feats.commands if any(i.line_start <= c.line <= i.line_end for i in feats.ordered))
+    """The shape whose structure covers most of the body: a procedure (ordered steps) or a menu (sibling
+    sections that each bring an operation) when one covers enough of it, else reference; too little text,
+    a stub or a persona with nothing to run is insufficient. `scores` are those coverages (x4), for the judge."""
+    sig = shape_signals(feats, feats.body)
     points = entry_points(feats)
-    sequential = feats.longest_run
-    procedural = bool(step_commands or feats.step_sections or feats.step_headings)
-    vote(
-        "ordered_steps",
-        sequential,
-        "workflow",
-        (2.0 if procedural else 1.0) if sequential >= 3 else 0.0,
-        "longest run of numbered steps (full weight under a Workflow/Steps heading or with commands in them)",
+    evidence: list[Evidence] = []
+
+    def note(feature: str, value: float, shape: Shape | None, holds: bool, text: str) -> None:
+        evidence.append(Evidence(feature=feature, value=value, supports=shape if holds else None, note=text))
+
+    share_needed = SCRIPTED_PROCEDURE_SHARE if sig.procedure_runs_scripts else PROCEDURE_SHARE
+    procedure = sig.steps >= MIN_STEPS and sig.procedure_share >= share_needed
+    menu = sig.menu_sections >= MIN_OPERATIONS and sig.menu_share >= MENU_SHARE
+    command_menu = (
+        len(points) >= MIN_OPERATIONS and sig.options >= MIN_OPERATIONS and sig.procedure_share < PROCEDURE_SHARE
     )
-    vote("long_procedure", sequential, "workflow", 1.0 if sequential >= 5 else 0.0, "five or more numbered steps")
-    vote(
-        "step_sections",
-        feats.step_sections,
+    row_menu = sig.command_rows >= MIN_ROWS or sig.subcommands >= MIN_OPERATIONS
+    one_command = sig.options >= MIN_OPERATIONS and len(points) <= 2 and bool(feats.commands) and sig.words < 600
+    note(
+        "steps",
+        sig.steps,
         "workflow",
-        1.0 if feats.step_sections else 0.0,
-        "headings such as Workflow / Steps / Procedure",
+        sig.steps >= MIN_STEPS,
+        "step headings (Step/Phase N) and imperative numbered items",
     )
-    vote(
-        "commands_in_steps",
-        step_commands,
+    note(
+        "procedure_share",
+        sig.procedure_share,
         "workflow",
-        1.0 if step_commands and sequential >= 2 else 0.0,
-        "command lines inside numbered steps",
+        procedure,
+        f"share of the substantive words inside the procedure (workflow at >= {PROCEDURE_SHARE}, "
+        f"{SCRIPTED_PROCEDURE_SHARE} when it runs the skill's executables)",
     )
-    vote(
-        "verification_cues",
-        feats.verify_cues,
-        "workflow",
-        0.5 if feats.verify_cues and sequential >= 2 else 0.0,
-        "verify / validate / check wording",
+    note(
+        "operation_sections",
+        sig.menu_sections,
+        "dispatcher",
+        menu,
+        "sibling sections that each bring an operation: " + ", ".join(sig.menu_callables[:6]),
     )
-    vote(
+    note("menu_share", sig.menu_share, "dispatcher", menu, f"share of the words in those sections (>= {MENU_SHARE})")
+    note(
         "entry_points",
         len(points),
         "dispatcher",
-        2.0 if len(points) >= 3 else 1.0 if len(points) == 2 else 0.0,
+        len(points) >= MIN_OPERATIONS,
         "distinct scripts or subcommands to run: " + ", ".join(sorted(points)[:6]),
     )
-    vote(
-        "function_signatures",
-        feats.signatures,
+    note(
+        "command_rows",
+        max(sig.command_rows, sig.subcommands),
         "dispatcher",
-        1.0 if feats.signatures >= 2 else 0.0,
-        "function or command signatures",
+        row_menu,
+        "list/table rows that each carry a command, or subcommands of one tool",
     )
-    vote(
-        "dispatch_sections",
-        feats.dispatch_sections,
-        "dispatcher",
-        1.0 if feats.dispatch_sections else 0.0,
-        "headings such as Commands / Operations / Usage / API",
-    )
-    vote("scripts", len(feats.scripts), "dispatcher", 1.0 if len(feats.scripts) >= 2 else 0.0, "bundled scripts")
-    vote("sections", len(feats.headings), "reference", 1.0 if len(feats.headings) >= 4 else 0.0, "headed sections")
-    vote(
-        "reference_sections",
-        feats.reference_sections,
+    note("options", sig.options, "dispatcher", command_menu or one_command, "documented --options of a command")
+    note(
+        "substantive_words",
+        sig.substantive_words,
         "reference",
-        1.0 if feats.reference_sections >= 2 else 0.5 if feats.reference_sections else 0.0,
-        "headings such as Reference / Conventions / Rules / Glossary",
+        sig.substantive_words >= MIN_SUBSTANCE,
+        "words outside When to use / Overview / Related / Examples",
     )
-    vote("tables", feats.table_rows, "reference", 1.0 if feats.table_rows >= 4 else 0.0, "table rows")
-    vote(
-        "reference_files",
-        len(feats.references),
-        "reference",
-        1.0 if feats.references else 0.0,
-        "bundled reference documents",
-    )
-    density = (feats.bullets + feats.table_rows) / max(1, feats.words / 100)
-    vote(
-        "reference_density",
-        round(density, 2),
-        "reference",
-        1.0 if density >= 3 and not feats.commands else 0.0,
-        "bullets and table rows per 100 words, no commands",
-    )
-    prose_only = not feats.commands and not feats.scripts and feats.words >= 100 and len(feats.headings) >= 3
-    vote(
-        "prose_without_commands",
-        feats.words,
-        "reference",
-        1.0 if prose_only else 0.0,
-        "sectioned prose with nothing to run",
-    )
-    vote(
-        "step_headings",
-        feats.step_headings,
-        "workflow",
-        2.0 if feats.step_headings >= 2 else 0.0,
-        "headings such as Step 1 / Phase 2",
-    )
-    vote(
-        "tool_menu",
-        feats.tool_names,
-        "dispatcher",
-        4.0 if feats.tool_names >= 3 else 0.0,
-        "distinct TOOL_NAME identifiers to call",
-    )
-    vote(
-        "library_code",
-        feats.program_blocks,
-        "reference",
-        2.0 if feats.program_blocks >= 3 and feats.step_headings < 2 else 0.0,
-        "code samples in a programming language (usage of a library)",
-    )
-    vote("setup_requirements", feats.setup_cues, None, 0.0, "install / prerequisite cues (risk, not shape)")
+    note("setup_requirements", feats.setup_cues, None, False, "install / prerequisite cues (risk, not shape)")
+    scores: dict[str, float] = {
+        "workflow": round(4 * sig.procedure_share, 2) if sig.steps >= MIN_STEPS else 0.0,
+        "dispatcher": round(4 * sig.menu_share, 2) if sig.menu_sections >= MIN_OPERATIONS else 0.0,
+    }
+    scores["reference"] = round(4 - max(scores.values()), 2) if sig.substantive_words >= MIN_SUBSTANCE else 0.0
 
-    if feats.words < MIN_WORDS and not feats.scripts:
-        evidence.append(
-            Evidence(
-                feature="too_short",
-                value=feats.words,
-                supports="insufficient",
-                note=f"fewer than {MIN_WORDS} words and no scripts",
-            )
-        )
+    runnable = bool(feats.commands or feats.scripts)
+    insufficient = _insufficient(feats, sig.substantive_words, runnable, procedure)
+    if insufficient is not None:
+        evidence.append(insufficient)
         return Classification("insufficient", scores, evidence)
-    thin = feats.table_rows < 3 and feats.bullets < 5 and feats.longest_run < 3
-    if feats.words < 200 and thin and not feats.commands and not feats.scripts and not feats.code_blocks:
-        evidence.append(
-            Evidence(
-                feature="stub",
-                value=feats.words,
-                supports="insufficient",
-                note="under 200 words with no commands, code, scripts, lists or tables",
-            )
-        )
-        return Classification("insufficient", scores, evidence)
-    if feats.persona_cues and not feats.commands and not feats.scripts:
-        evidence.append(
-            Evidence(
-                feature="persona",
-                value=feats.persona_cues,
-                supports="insufficient",
-                note="a persona prompt with nothing to run",
-            )
-        )
-        return Classification("insufficient", scores, evidence)
-    best = max(_ORDER, key=lambda s: (scores[s], -_ORDER.index(s)))
-    if scores[best] < THRESHOLD:
+    if procedure and menu:
+        shape: Shape = "workflow" if sig.procedure_share >= sig.menu_share else "dispatcher"
+    elif procedure:
+        shape = "workflow"
+    elif menu or command_menu or one_command or len(feats.scripts_referenced) >= MIN_SCRIPTS or row_menu:
+        shape = "dispatcher"
+    elif sig.substantive_words >= MIN_SUBSTANCE or feats.program_blocks or feats.table_rows >= 3:
+        shape = "reference"
+    else:
         evidence.append(
             Evidence(
                 feature="below_threshold",
-                value=scores[best],
+                value=sig.substantive_words,
                 supports="insufficient",
-                note=f"no shape reached {THRESHOLD}",
+                note=f"no procedure, no menu and under {MIN_SUBSTANCE} substantive words",
             )
         )
         return Classification("insufficient", scores, evidence)
-    return Classification(best, scores, evidence)
+    return Classification(shape, scores, evidence)
+
+
+def _insufficient(feats: Features, substantive: int, runnable: bool, procedure: bool) -> Evidence | None:
+    if feats.words < MIN_WORDS and not feats.scripts:
+        return Evidence(
+            feature="too_short",
+            value=feats.words,
+            supports="insufficient",
+            note=f"fewer than {MIN_WORDS} words and no scripts",
+        )
+    thin = feats.table_rows < 3 and feats.bullets < 5 and feats.longest_run < 3
+    if feats.words < 200 and thin and not (runnable or procedure) and not feats.code_blocks and len(feats.headings) < 3:
+        return Evidence(
+            feature="stub",
+            value=feats.words,
+            supports="insufficient",
+            note="under 200 words with no commands, code, scripts, lists or tables",
+        )
+    if substantive < MIN_SUBSTANCE // 2 and not (runnable or procedure):
+        return Evidence(
+            feature="stub",
+            value=substantive,
+            supports="insufficient",
+            note=f"under {MIN_SUBSTANCE // 2} words outside When to use / Overview / Related, nothing to run",
+        )
+    if feats.persona_cues and not runnable:
+        return Evidence(
+            feature="persona",
+            value=feats.persona_cues,
+            supports="insufficient",
+            note="a persona prompt with nothing to run",
+        )
+    return None

@@ -48,7 +48,7 @@ from skillworks.compile.operators import command_operators, script_operators
 from skillworks.errors import UserError, first_validation_error
 from skillworks.skills.package import SkillPackage, hash_directory, iter_package_files
 
-COMPILER_VERSION = "2"
+COMPILER_VERSION = "3"  # 3: shapes from document structure, steps from step sections, data-dependency edges
 _TEXT_SUFFIXES = frozenset(
     {
         ".md",

@@ -147,6 +147,7 @@ class Features:
     program_blocks: int = 0  # fenced code in a programming language (library usage, not commands)
     tool_names: int = 0  # distinct TOOL_NAME_IDENTIFIERS (an MCP tool menu)
     offset: int = 0
+    body: str = ""  # the SKILL.md body the features were read from
 
 
 def _body_offset(package: SkillPackage) -> int:
@@ -172,7 +173,9 @@ def _runs(items: list[ListItem]) -> int:
 def extract_features(package: SkillPackage) -> Features:
     offset = _body_offset(package)
     lines = package.body.splitlines()
-    feats = Features(words=len(package.body.split()), tokens=estimate_tokens(package.body), offset=offset)
+    feats = Features(
+        words=len(package.body.split()), tokens=estimate_tokens(package.body), offset=offset, body=package.body
+    )
     feats.scripts = [a.path for a in package.assets if is_executable(package.root, a.path)]
     feats.references = [a.path for a in package.assets if a.kind == "reference"]
     section = ""

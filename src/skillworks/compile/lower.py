@@ -19,7 +19,18 @@ _FILE_TOKEN = re.compile(
     r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:csv|json|jsonl|md|txt|xlsx|yaml|yml|xml|html|pdf|log|"
     r"tsv|parquet|sql|png|svg|docx))\b"
 )
-_OUTPUT_CUE = re.compile(r"(?:>|-o|--out\w*|--summary|writes?|produces?|creates?|saves?)\s+`?([\w./-]+)")
+# the last cue before a file names its role: written by this step, or read by it
+_OUTPUT_CUE = re.compile(
+    r"(?:>>?|\btee\b|(?<!\w)-o\b|--out\w*|--output\w*|--summary|--save\w*|--dest\w*|→|->|\binto\b|"
+    r"\b(?:writes?|wrote|written|produces?|produced|creates?|created|saves?|saved|generates?|generated|exports?|"
+    r"exported|outputs?|emits?|stores?|dumps?|renders?)\b)",
+    re.I,
+)
+_INPUT_CUE = re.compile(
+    r"(?:<|\b(?:from|reads?|read|loads?|opens?|parses?|inspects?|uses?|using|given|input|takes?|with|of|in)\b)", re.I
+)
+_STEP_REFERENCE = re.compile(r"\b(?:step|phase|stage)\s+(\d+)\b", re.I)
+_CUE_WINDOW = 48
 _STEP_SECTION = re.compile(r"\b(?:workflow|steps?|procedure|how to|process|instructions|quick ?start|usage)\b", re.I)
 _SCRIPT_MENTION = re.compile(r"\b(scripts/[\w./-]+\.\w+)")
 
@@ -77,10 +88,43 @@ def _steps_source(feats: Features) -> list[ListItem]:
     return max(runs, key=score)
 
 
+def _files_by_role(text: str) -> tuple[list[str], list[str]]:
+    """(inputs, outputs): each file a step names is an output when the nearest cue before it is a writing one
+    (`> f`, `-o f`, `--out f`, "write/save/produce ... f", "→ f"), else an input."""
+    inputs: list[str] = []
+    outputs: list[str] = []
+    for m in _FILE_TOKEN.finditer(text):
+        before = text[max(0, m.start() - _CUE_WINDOW) : m.start()]
+        out_at = max((c.end() for c in _OUTPUT_CUE.finditer(before)), default=-1)
+        in_at = max((c.end() for c in _INPUT_CUE.finditer(before)), default=-1)
+        role = outputs if out_at > in_at else inputs
+        if m.group(1) not in role:
+            role.append(m.group(1))
+    return [f for f in inputs if f not in outputs], outputs
+
+
+def _step_items(package: SkillPackage, feats: Features) -> list[ListItem]:
+    """The procedure's steps: its step sections (`## Step 2: ...`, `### Phase 1`) when it has two or more, each
+    with the text under it; else the numbered run that looks most like the procedure."""
+    from skillworks.compile.shape_signals import shape_signals
+
+    spans = shape_signals(feats, feats.body).step_spans
+    if len(spans) < 2:
+        return _steps_source(feats)
+    lines = (package.root / "SKILL.md").read_text(encoding="utf-8", errors="replace").splitlines()
+    items = []
+    for k, (first, last, title) in enumerate(spans, start=1):
+        number = re.search(r"\d+", title)
+        body = " ".join(line.strip() for line in lines[first : max(first, last)])
+        items.append(ListItem(int(number.group()) if number else k, f"{title}. {body}", first, last, title))
+    return items
+
+
 def lower_workflow(package: SkillPackage, feats: Features, operators: list[Operator]) -> StepGraph:
-    items = _steps_source(feats)
+    items = _step_items(package, feats)
     steps: list[Step] = []
     produced: dict[str, str] = {}  # file -> step id
+    by_number: dict[int, str] = {}  # the step's own number in the source -> step id
     problems: list[str] = []
     asset_paths = {a.path for a in package.assets}
     commands_by_line = {c.line: c for c in feats.commands}
@@ -91,18 +135,19 @@ def lower_workflow(package: SkillPackage, feats: Features, operators: list[Opera
         for mention in _SCRIPT_MENTION.findall(item.text):
             if mention not in asset_paths:
                 problems.append(f"{sid}: references {mention}, which is not in the package")
-        outputs = sorted({m for m in _OUTPUT_CUE.findall(item.text) if _FILE_TOKEN.fullmatch(m.split("/")[-1])})
-        inputs = sorted(
-            {
-                f
-                for f in _FILE_TOKEN.findall(item.text)
-                if f not in outputs and f not in asset_paths and not f.startswith("scripts/")
-            }
-        )
-        inputs += sorted(f for f in _FILE_TOKEN.findall(item.text) if f in produced and f in outputs)
-        name = re.split(r"(?<=[.:])\s", item.text, maxsplit=1)[0][:80]
+        named_inputs, named_outputs = _files_by_role(item.text)
+        outputs = sorted(f for f in named_outputs if f not in asset_paths)
+        inputs = sorted(f for f in named_inputs if f not in asset_paths and not f.startswith("scripts/"))
+        inputs += sorted(f for f in named_outputs if f in produced and f not in inputs)  # updated in place
+        from_heading = bool(item.section) and item.text.startswith(item.section + ". ")
+        name = (item.section if from_heading else re.split(r"(?<=[.:])\s", item.text, maxsplit=1)[0])[:80]
         step_risks = sorted(set(shell_effects("\n".join(c.text for c in commands)).flags) | set(op.risks if op else []))
         execution = op.execution if op is not None else None
+        referenced = {  # "the list from step 2"; a match at the start is the step's own title
+            by_number[int(m.group(1))]
+            for m in _STEP_REFERENCE.finditer(item.text)
+            if m.start() > 0 and int(m.group(1)) in by_number
+        }
         steps.append(
             Step(
                 id=sid,
@@ -112,12 +157,13 @@ def lower_workflow(package: SkillPackage, feats: Features, operators: list[Opera
                 operator=op.id if op is not None else None,
                 inputs=inputs,
                 outputs=outputs,
-                depends_on=_dependencies(inputs, produced, k),
+                depends_on=_dependencies(inputs, produced, referenced - {sid}, k),
                 risks=step_risks,
                 cacheable=op is not None and not step_risks,
                 source=SourceRef(file="SKILL.md", line_start=item.line_start, line_end=item.line_end),
             )
         )
+        by_number.setdefault(item.number, sid)
         for f in outputs:
             produced.setdefault(f, sid)
     problems.extend(validate_graph(steps))
@@ -129,12 +175,13 @@ def lower_workflow(package: SkillPackage, feats: Features, operators: list[Opera
     return StepGraph(steps=steps, valid=not problems, problems=problems)
 
 
-def _dependencies(inputs: list[str], produced: dict[str, str], k: int) -> list[str]:
-    """The steps that produce this step's inputs (data edges); a step that reads nothing an earlier step
-    wrote follows the step before it, as the procedure is written."""
-    producers = sorted({produced[f] for f in inputs if f in produced}, key=lambda sid: int(sid[1:]))
+def _dependencies(inputs: list[str], produced: dict[str, str], referenced: set[str], k: int) -> list[str]:
+    """Data edges: the steps that produce this step's inputs, and the earlier steps its text names ("the
+    list from step 2"). A step that reads nothing an earlier step wrote and names no step follows the step
+    before it, as the procedure is written."""
+    producers = {produced[f] for f in inputs if f in produced} | referenced
     if producers:
-        return producers
+        return sorted(producers, key=lambda sid: int(sid[1:]))
     return [f"s{k - 1}"] if k > 1 else []
 
 

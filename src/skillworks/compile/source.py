@@ -61,6 +61,8 @@ class CompiledSource:
                     "path": str(outcome.path),
                     "reused": outcome.reused,
                     "compile_sec": c.compile.compile_sec,
+                    # the hybrid judge's tokens (0 for a deterministic compile); paid once per artifact
+                    "compile_tokens": c.compile.input_tokens + c.compile.output_tokens,
                 }
             )
         elapsed = round(time.perf_counter() - t0, 4)

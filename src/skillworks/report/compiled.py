@@ -1,7 +1,8 @@
 """The raw-vs-compiled block of a report: for every agent that ran both the `compiled` condition and its raw
 baseline (`curated`), the solve-stage figures per condition (tokens, model calls, agent wall time, pass
 rate) with paired deltas over tasks and bootstrap intervals; the compile cost kept apart; and the
-break-even number of invocations (how many solves the compile cost is paid back in)."""
+break-even number of invocations (how many solves the compile cost is paid back in), in seconds and in
+tokens (the compile step's model tokens / the solve tokens saved per invocation)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,14 @@ class CompiledComparison(_Strict):
     compile_tokens: int = Field(description="model tokens the compile step used (0: deterministic, offline)")
     break_even_invocations: float | None = Field(
         description="compile seconds / agent seconds saved per solve; None when compiling saves no time"
+    )
+    solve_tokens_saved: float | None = Field(
+        default=None, description="input + output tokens saved per solve (raw − compiled, mean over paired tasks)"
+    )
+    break_even_tokens: float | None = Field(
+        default=None,
+        description="compile tokens / solve tokens saved per solve (0 when the compile used no model); None when "
+        "compiled solves use no fewer tokens",
     )
 
 
@@ -89,13 +98,21 @@ def compiled_comparisons(
                 )
             )
         compile_sec = 0.0
+        compile_tokens: dict[str, int] = {}  # artifact path -> the tokens compiling it took (paid once)
         for rs in cells[COMPILED].values():
             for r in rs:
                 record = r.skill_source.record if r.skill_source is not None else {}
-                compile_sec += sum(
-                    float(c.get("compile_sec") or 0.0) for c in record.get("compiled", []) if not c.get("reused")
-                )
+                for c in record.get("compiled", []):
+                    if not c.get("reused"):
+                        compile_sec += float(c.get("compile_sec") or 0.0)
+                    tokens = int(c.get("compile_tokens") or 0)
+                    compile_tokens[str(c.get("path"))] = max(compile_tokens.get(str(c.get("path")), 0), tokens)
         saved = next(m for m in metrics if m.metric == "agent_sec").delta
+        token_deltas = [m.delta for m in metrics if m.metric in ("input_tokens", "output_tokens")]
+        tokens_saved = (
+            -sum(d for d in token_deltas if d is not None) if all(d is not None for d in token_deltas) else None
+        )
+        spent = sum(compile_tokens.values())
         out.append(
             CompiledComparison(
                 agent=agent,
@@ -103,8 +120,12 @@ def compiled_comparisons(
                 paired_tasks=n_paired,
                 metrics=metrics,
                 compile_sec=round(compile_sec, 4),
-                compile_tokens=0,
+                compile_tokens=spent,
                 break_even_invocations=round(compile_sec / -saved, 3) if saved is not None and saved < 0 else None,
+                solve_tokens_saved=None if tokens_saved is None else round(tokens_saved, 2),
+                break_even_tokens=round(spent / tokens_saved, 3)
+                if tokens_saved is not None and tokens_saved > 0
+                else None,
             )
         )
     return out

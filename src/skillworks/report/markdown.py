@@ -452,7 +452,15 @@ def _compiled_lines(s: Summary) -> list[str]:
             if c.break_even_invocations is not None
             else "never (compiled solves were not faster)"
         )
-        out.append(f"Compile cost: {c.compile_sec:.2f} s, {c.compile_tokens} model tokens; break-even: {be}.")
+        be_tokens = (
+            f"{c.break_even_tokens:g} solve(s)"
+            if c.break_even_tokens is not None
+            else "never (compiled solves used no fewer tokens)"
+        )
+        out.append(
+            f"Compile cost: {c.compile_sec:.2f} s, {c.compile_tokens} model tokens; break-even in time: {be}; "
+            f"in tokens: {be_tokens}."
+        )
         out.append("")
     return out
 
