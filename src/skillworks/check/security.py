@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from skillworks.check.context import TextMap
+from skillworks.check.lifecycle import scan_lifecycle
 from skillworks.check.model import Confidence, Context, Finding
 from skillworks.check.python_flow import PyHit, analyse_python, analyse_python_files
 from skillworks.check.reader import SkillFile, SkillSource
@@ -545,6 +546,7 @@ def scan_security(src: SkillSource) -> list[Finding]:
         if f.text is not None:
             out.extend(scan_text(f.text, f.rel, topic=topic))
             out.extend(_flow_findings(f, python_hits))
+    out.extend(scan_lifecycle(src))
     # one finding per (rule, file, line): the most severe one
     order = {"error": 0, "warning": 1, "info": 2}
     best: dict[tuple[str, str | None, int | None], Finding] = {}
