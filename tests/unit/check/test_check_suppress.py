@@ -132,6 +132,14 @@ def test_the_cli_prints_the_one_line_and_exits_2(clean_copy: Path) -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr.strip() == f"error: {skill / IGNORE_FILE}: entry 1: reason is required"
+    # --no-ignore-file reads none: the scan runs (and the sample key blocks)
+    proc = subprocess.run(
+        [sys.executable, "-m", "skillworks.cli.main", "check", "--no-lint", "--no-ignore-file", str(skill)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1 and "sec-secret" in proc.stdout
 
 
 def test_ignore_files_off_reads_none(clean_copy: Path) -> None:
