@@ -68,12 +68,39 @@ def _shell_verdict(command: str) -> _Verdict | None:
         words = shlex.split(command, comments=True)
     except ValueError:
         words = command.split()
+    inline = _inline_verdict(words)
+    if inline is not None:
+        return inline
     for w in words:
         base = w.rsplit("/", 1)[-1]
         if base in NETWORK_TOOLS - {"http", "https"}:
             return _Verdict(f"reaches the network ({base})", True)
         if persistence_target(w):
             return _Verdict(f"touches a {persistence_target(w)} ({w})", True)
+    return None
+
+
+_JS_RUNTIMES = frozenset({"node", "deno", "bun", "nodejs"})
+_INLINE_FLAGS = frozenset({"-e", "--eval", "-p", "--print", "-c"})
+
+
+def _inline_verdict(words: list[str]) -> _Verdict | None:
+    """Code given inline to an interpreter (`node -e CODE`, `python3 -c CODE`, `sh -c CODE`), judged as code."""
+    for i, w in enumerate(words[:-1]):
+        if w not in _INLINE_FLAGS or i == 0:
+            continue
+        program = words[i - 1].rsplit("/", 1)[-1]
+        code = words[i + 1]
+        if program in _JS_RUNTIMES:
+            found = _js_verdict(code)
+        elif program.startswith("python"):
+            found = _python_verdict(code)
+        elif program in INTERPRETERS:
+            found = _shell_verdict(code)
+        else:
+            continue
+        if found is not None:
+            return _Verdict(f"runs inline {program} code that {found.what}", found.blocks)
     return None
 
 

