@@ -172,7 +172,8 @@ def ignore_files_for(skill_dirs: Sequence[Path], roots: Sequence[Path]) -> list[
 def apply_ignores(
     skill_dir: Path, findings: list[Finding], files: Sequence[IgnoreFile], today: dt.date | None = None
 ) -> tuple[list[Finding], list[Suppressed], list[str]]:
-    """Split `findings` into those that stay and those an entry suppresses; the warnings (expired entries)."""
+    """Split `findings` into those that stay and those an entry suppresses; the warnings (expired entries, and
+    entries of the skill's own file that match no finding)."""
     today = today or dt.datetime.now(dt.UTC).date()
     warnings: list[str] = []
     live: list[tuple[IgnoreFile, IgnoreEntry, str]] = []  # file, entry, prefix of the skill under its base
@@ -194,12 +195,13 @@ def apply_ignores(
         return findings, [], warnings
     kept: list[Finding] = []
     suppressed: list[Suppressed] = []
+    used: set[int] = set()
     for finding in findings:
         rel = finding.file or "SKILL.md"
         match = next(
             (
-                (f, e)
-                for f, e, prefix in live
+                (i, f, e)
+                for i, (f, e, prefix) in enumerate(live)
                 if fnmatch.fnmatchcase(finding.rule_id, e.rule) and _compiled(e.path).match(prefix + rel)
             ),
             None,
@@ -207,7 +209,13 @@ def apply_ignores(
         if match is None:
             kept.append(finding)
         else:
-            suppressed.append(Suppressed(finding, match[1].reason, str(match[0].path), match[1].expires))
+            i, f, e = match
+            used.add(i)
+            suppressed.append(Suppressed(finding, e.reason, str(f.path), e.expires))
+    for i, (f, e, prefix) in enumerate(live):
+        if i not in used and not prefix:  # a skill's own file (a root's entries may be for other skills)
+            n = f.entries.index(e) + 1
+            warnings.append(f"{f.path}: entry {n} ({e.rule} {e.path}) matches no finding; remove it if it is stale")
     return kept, suppressed, warnings
 
 

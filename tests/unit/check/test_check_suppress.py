@@ -50,7 +50,7 @@ def test_without_the_file_the_sample_key_blocks(clean_copy: Path) -> None:
 def test_yaml_entry_suppresses_and_is_reported_in_every_format(clean_copy: Path) -> None:
     report = check_skills([_skill(clean_copy, _YAML)], lint=False)
     s = report.skills[0]
-    assert _secret(s) == [] and report.passed
+    assert _secret(s) == [] and report.passed and s.ignore_warnings == []
     assert [(x.finding.rule_id, x.finding.file, x.reason) for x in s.suppressed] == [
         ("sec-secret", "scripts/sample_rows.py", "the provider's documented sample key, not a credential")
     ]
@@ -87,13 +87,17 @@ def test_an_entry_for_another_rule_or_path_suppresses_nothing(clean_copy: Path) 
     )
     report = check_skills([_skill(clean_copy, ignore)], lint=False)
     assert _secret(report.skills[0]) and report.skills[0].suppressed == []
+    assert [w.split(": ", 1)[1] for w in report.skills[0].ignore_warnings] == [
+        "entry 1 (sec-exfiltration scripts/*.py) matches no finding; remove it if it is stale",
+        "entry 2 (sec-secret references/*) matches no finding; remove it if it is stale",
+    ]
 
 
 def test_expired_entry_stops_suppressing_and_warns(clean_copy: Path) -> None:
     report = check_skills([_skill(clean_copy, _YAML.replace("2999-01-01", "2020-06-30"))], lint=False)
     s = report.skills[0]
     assert _secret(s) and s.suppressed == [] and not report.passed
-    assert len(s.ignore_warnings) == 1 and "expired on 2020-06-30" in s.ignore_warnings[0]
+    assert len(s.ignore_warnings) == 1 and "expired on 2020-06-30" in s.ignore_warnings[0]  # not also "unused"
     assert "warning: " in to_text(report, width=200) and "expired on 2020-06-30" in to_text(report, width=200)
     assert json.loads(to_json(report))["skills"][0]["ignore_warnings"] == s.ignore_warnings
     notes = to_sarif(report)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
