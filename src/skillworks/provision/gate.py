@@ -131,6 +131,10 @@ async def gate_skill(skill: SkillPackage | Path, tasks: Sequence[Task], *, autho
             reasons.append(f"{f.rule_id}: {f.message}{where}")
         elif f.severity is Severity.ERROR:
             reasons.append(f"check: {f.rule_id}: {f.message}{where}")
+    for x in report.suppressed:  # an authored skill's reviewed false alarms stay on the record
+        where = f" ({x.finding.file}:{x.finding.line})" if x.finding.file and x.finding.line else ""
+        warnings.append(f"suppressed {x.finding.rule_id}{where}: {x.reason} [{x.source}]")
+    warnings.extend(report.ignore_warnings)
     seen: set[str] = set()
     for task in tasks:
         for f in audit_task_leakage(task, [package]):

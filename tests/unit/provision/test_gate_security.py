@@ -93,7 +93,9 @@ def test_an_authored_skill_has_its_reviewed_alarms_suppressed(tmp_path: Path) ->
     (root / ".skillworks-ignore").write_text(
         "- rule: sec-remote-exec\n  path: scripts/run.sh\n  reason: our pinned installer, reviewed 2026-11\n"
     )
-    assert asyncio.run(gate_skill(root, [_task()], authored=True)).reasons == ()
+    verdict = asyncio.run(gate_skill(root, [_task()], authored=True))
+    assert verdict.reasons == ()
+    assert any(w.startswith("suppressed sec-remote-exec (scripts/run.sh:") for w in verdict.warnings), verdict.warnings
     # the same package gated as produced afterwards is not served the authored verdict from the cache
     assert _verdict(root)[0].startswith("sec-remote-exec")
     (root / ".skillworks-ignore").write_text("- rule: sec-remote-exec\n  path: scripts/run.sh\n")
