@@ -25,95 +25,27 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from skillworks.check.python_calls import (
+    CODECS,
+    CONN_SENDS,
+    CONNECTIONS,
+    DECODER_MODULES,
+    DECODERS,
+    DOWNLOAD_CALLS,
+    EXECS,
+    MUTATORS,
+    NET_MODULES,
+    NET_SENDS,
+    RAW_SENDS,
+    READS,
+    RUNNERS,
+)
 from skillworks.check.shell_flow import analyse_shell
 from skillworks.threat_words import INTERPRETERS, SENSITIVE_PATH, persistence_target
 
 SECRET, DOWNLOAD, DECODED, PATHS, CONN = "secret", "download", "decoded", "path", "connection"
 _ATTR = -1  # the scope key of instance attributes (`self.payload`): shared by the methods of a module
 _RUNS = frozenset({DOWNLOAD, DECODED})
-_NET_MODULES = ("requests", "httpx", "urllib", "urllib2", "http", "aiohttp", "socket", "smtplib", "ftplib", "urllib3")
-_NET_SENDS = frozenset(
-    {
-        "post",
-        "put",
-        "patch",
-        "request",
-        "urlopen",
-        "Request",
-        "send",
-        "sendall",
-        "sendmail",
-        "send_message",
-        "storbinary",
-        "connect",
-        "get",
-        "stream",
-    }
-)
-_RAW_SENDS = frozenset({"send", "sendall", "sendmail", "send_message", "storbinary"})
-_DOWNLOAD_CALLS = frozenset({"get", "urlopen", "request", "stream", "urlretrieve"})
-_DECODERS = frozenset(
-    {
-        "b64decode",
-        "b32decode",
-        "b85decode",
-        "a85decode",
-        "urlsafe_b64decode",
-        "decodebytes",
-        "fromhex",
-        "unhexlify",
-        "a2b_base64",
-        "a2b_hex",
-        "decompress",
-        "loads",
-    }
-)
-_DECODER_MODULES = ("base64", "binascii", "codecs", "zlib", "marshal", "bytes", "gzip", "lzma", "bz2")
-_CODECS = frozenset({"base64", "base_64", "hex", "hex_codec", "zlib", "zip", "bz2", "rot13", "rot_13", "uu"})
-_EXECS = frozenset({"exec", "eval", "builtins.exec", "builtins.eval"})
-_RUNNERS = frozenset(
-    {
-        "system",
-        "popen",
-        "run",
-        "call",
-        "check_call",
-        "check_output",
-        "Popen",
-        "getoutput",
-        "getstatusoutput",
-        "spawnl",
-        "execv",
-        "execl",
-        "execvp",
-    }
-)
-_MUTATORS = frozenset(
-    {"update", "append", "extend", "insert", "__setitem__", "write", "write_text", "write_bytes", "writelines"}
-)
-# constructors of connection objects: their send/sendall/sendmail/request methods are network sinks
-_CONNECTIONS = frozenset(
-    {
-        "socket.socket",
-        "socket.create_connection",
-        "ssl.wrap_socket",
-        "smtplib.SMTP",
-        "smtplib.SMTP_SSL",
-        "ftplib.FTP",
-        "http.client.HTTPConnection",
-        "http.client.HTTPSConnection",
-        "requests.Session",
-        "requests.session",
-        "httpx.Client",
-        "httpx.AsyncClient",
-        "aiohttp.ClientSession",
-        "urllib3.PoolManager",
-    }
-)
-_CONN_SENDS = frozenset(
-    {"send", "sendall", "sendto", "sendmail", "send_message", "request", "post", "put", "patch", "storbinary"}
-)
-_READS = frozenset({"open", "read_text", "read_bytes", "load", "dotenv_values", "load_dotenv"})
 _MAX_DECODE = 200_000
 _MAX_DEPTH = 2  # decoded payloads inside decoded payloads
 
@@ -274,7 +206,7 @@ class _Flow:
                 target = node.targets[0]
                 if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str | bytes):
                     self.consts[self.scopes.key(target, target.id)] = node.value.value
-                elif _dotted(node.value) in _EXECS:  # run = exec
+                elif _dotted(node.value) in EXECS:  # run = exec
                     self.aliases[target.id] = _dotted(node.value)
 
     # --- propagation ----------------------------------------------------------------------------------
@@ -329,7 +261,7 @@ class _Flow:
             return [node.optional_vars], node.context_expr
         if isinstance(node, ast.Call) and len(node.args) >= 2 and self.resolve(node.func).endswith("urlretrieve"):
             return [node.args[1]], node  # urlretrieve(url, path): the file holds a download
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
             # the written data taints the receiver and the path it was opened from
             receiver = node.func.value
             targets: list[ast.AST] = [receiver]
@@ -391,17 +323,17 @@ class _Flow:
         module, _, last = fn.rpartition(".")
         if module:
             out |= self._imported(module).returns.get(last, set())
-        if any(fn.startswith(m + ".") for m in _NET_MODULES) and last in _DOWNLOAD_CALLS:
+        if any(fn.startswith(m + ".") for m in NET_MODULES) and last in DOWNLOAD_CALLS:
             out.add(DOWNLOAD)
-        if fn in _CONNECTIONS or fn.endswith((".wrap_socket", ".create_connection")):
+        if fn in CONNECTIONS or fn.endswith((".wrap_socket", ".create_connection")):
             out.add(CONN)
-        if last in _DECODERS and (fn.startswith(_DECODER_MODULES) or "fromhex" in fn):
+        if last in DECODERS and (fn.startswith(DECODER_MODULES) or "fromhex" in fn):
             out.add(DECODED)
         if last == "decode" and len(call.args) >= (1 if isinstance(call.func, ast.Attribute) else 2):
             codec = _const_text(call.args[-1] if fn == "codecs.decode" else call.args[0]) or ""
-            if codec.lower().replace("-", "_") in _CODECS:
+            if codec.lower().replace("-", "_") in CODECS:
                 out.add(DECODED)
-        if last in _READS and (PATHS in self.kinds_of_args(call) or PATHS in self.kinds(call.func)):
+        if last in READS and (PATHS in self.kinds_of_args(call) or PATHS in self.kinds(call.func)):
             out.add(SECRET)
         return out
 
@@ -426,25 +358,25 @@ class _Flow:
         fn = self.resolve(call.func)
         last = fn.rsplit(".", 1)[-1]
         if (
-            (any(fn.startswith(m + ".") for m in _NET_MODULES) and last in _NET_SENDS)
+            (any(fn.startswith(m + ".") for m in NET_MODULES) and last in NET_SENDS)
             or _is_method_send(call, last)
-            or (isinstance(call.func, ast.Attribute) and last in _CONN_SENDS and CONN in self.kinds(call.func.value))
+            or (isinstance(call.func, ast.Attribute) and last in CONN_SENDS and CONN in self.kinds(call.func.value))
         ):
             sent: set[str] = set()
             for a in [*call.args[1:], *(k.value for k in call.keywords if k.arg not in ("headers", "auth", "url"))]:
                 sent |= self.kinds(a)
-            if fn.endswith("Request") or last in _RAW_SENDS:
+            if fn.endswith("Request") or last in RAW_SENDS:
                 sent |= self.kinds_of_args(call) - {PATHS}
             if SECRET in sent:
                 self.add("sec-exfiltration", f"{fn}() sends credential data or the environment", call)
-        if fn in _EXECS and call.args:
+        if fn in EXECS and call.args:
             carried = self.kinds(call.args[0])
             if DOWNLOAD in carried:
                 self.add("sec-remote-exec", f"{fn}() runs code downloaded from the network", call)
             elif DECODED in carried:
                 self.add("sec-obfuscation", f"{fn}() runs code it decoded", call)
             self.literal_blob(call)
-        if fn.startswith(("os.", "subprocess.", "commands.", "pty.")) and last in _RUNNERS and call.args:
+        if fn.startswith(("os.", "subprocess.", "commands.", "pty.")) and last in RUNNERS and call.args:
             self.command(call, call.args[0])
             self.runs_payload(fn, call)
         if last == "open" and len(call.args) >= 2:
