@@ -13,7 +13,7 @@ from skillworks.check.model import (
     SkillReport,
 )
 from skillworks.check.output import CheckReportOut, iter_json, iter_sarif, to_json, to_json_model, to_sarif
-from skillworks.check.pyflow import FlowHit, python_flows
+from skillworks.check.python_flow import PyHit, analyse_python, analyse_python_files
 from skillworks.check.reader import SkillSource, read_skill
 from skillworks.check.rules import RULES, SPEC_RULE_IDS
 from skillworks.check.scan import check_skills, check_skills_async, resolve_skill_dirs
@@ -27,13 +27,15 @@ __all__ = [
     "CheckReportOut",
     "Dimension",
     "Finding",
-    "FlowHit",
     "JudgeCriterion",
     "JudgeReport",
+    "PyHit",
     "Rule",
     "Severity",
     "SkillReport",
     "SkillSource",
+    "analyse_python",
+    "analyse_python_files",
     "audit_task_leakage",
     "check_skills",
     "check_skills_async",
@@ -41,7 +43,6 @@ __all__ = [
     "iter_json",
     "iter_sarif",
     "leakage_task_issues",
-    "python_flows",
     "read_skill",
     "resolve_skill_dirs",
     "scan_text",

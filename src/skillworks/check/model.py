@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -80,6 +81,16 @@ class Finding:
     reason: str | None = None
 
 
+@dataclass(frozen=True)
+class Suppressed:
+    """A finding a `.skillworks-ignore` entry suppressed: the entry's reason and the file it came from."""
+
+    finding: Finding
+    reason: str
+    source: str  # path of the ignore file
+    expires: dt.date | None = None
+
+
 @dataclass
 class DimensionScore:
     dimension: Dimension
@@ -100,6 +111,8 @@ class SkillReport:
     tokens: int = 0
     judge: JudgeReport | None = None
     blocking: list[Finding] = field(default_factory=list)  # fail the gate whatever the score
+    suppressed: list[Suppressed] = field(default_factory=list)  # by .skillworks-ignore, with the reason
+    ignore_warnings: list[str] = field(default_factory=list)  # expired .skillworks-ignore entries
 
     @property
     def security_findings(self) -> list[Finding]:

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from skillworks.check.model import CheckReport, Finding, Severity, SkillReport
+from skillworks.check.model import CheckReport, Finding, Severity, SkillReport, Suppressed
 from skillworks.check.rules import RULES
 
 JSON_SCHEMA_VERSION: Literal[1] = 1
@@ -39,6 +39,14 @@ class FindingOut(_Strict):
     reason: str | None = Field(default=None, description="security findings: why this severity")
 
 
+class SuppressedOut(FindingOut):
+    """A finding a `.skillworks-ignore` entry suppressed: it neither scores nor blocks."""
+
+    suppressed_reason: str = Field(description="the reason the ignore entry gives")
+    suppressed_by: str = Field(description="path of the .skillworks-ignore file")
+    suppressed_until: str | None = Field(default=None, description="the entry's expiry date (YYYY-MM-DD)")
+
+
 class JudgeCriterionOut(_Strict):
     criterion: str
     scores: dict[str, float]
@@ -62,6 +70,10 @@ class SkillOut(_Strict):
     scores: dict[str, int]
     tokens: int = Field(description="offline estimate of SKILL.md's tokens")
     findings: list[FindingOut]
+    suppressed: list[SuppressedOut] = Field(default_factory=list, description="findings .skillworks-ignore suppressed")
+    ignore_warnings: list[str] = Field(
+        default_factory=list, description="expired .skillworks-ignore entries (they no longer suppress)"
+    )
     judge: JudgeOut | None = None
 
 
@@ -95,6 +107,15 @@ def _finding_out(f: Finding) -> FindingOut:
     )
 
 
+def _suppressed_out(x: Suppressed) -> SuppressedOut:
+    return SuppressedOut(
+        **_finding_out(x.finding).model_dump(),
+        suppressed_reason=x.reason,
+        suppressed_by=x.source,
+        suppressed_until=x.expires.isoformat() if x.expires else None,
+    )
+
+
 def _skill_out(s: SkillReport, passed: bool) -> SkillOut:
     judge = None
     if s.judge is not None:
@@ -116,6 +137,8 @@ def _skill_out(s: SkillReport, passed: bool) -> SkillOut:
         scores={d.value: v for d, v in s.scores.items()},
         tokens=s.tokens,
         findings=[_finding_out(f) for f in s.findings],
+        suppressed=[_suppressed_out(x) for x in s.suppressed],
+        ignore_warnings=s.ignore_warnings,
         judge=judge,
     )
 
@@ -171,7 +194,10 @@ _SECURITY_SEVERITY = {Severity.ERROR: "8.0", Severity.WARNING: "5.0", Severity.I
 
 
 def _uri(skill: SkillReport, file: str | None, base: Path) -> str:
-    path = skill.root / file if file else skill.root / "SKILL.md"
+    return _path_uri(skill.root / file if file else skill.root / "SKILL.md", base)
+
+
+def _path_uri(path: Path, base: Path) -> str:
     try:
         rel = os.path.relpath(path.absolute(), base.absolute())
     except ValueError:
@@ -183,7 +209,7 @@ def _uri(skill: SkillReport, file: str | None, base: Path) -> str:
 
 def _sarif_head(report: CheckReport) -> tuple[dict[str, Any], dict[str, int]]:
     """The SARIF log with an empty result list, and each rule's index in the driver's rules."""
-    used = sorted({f.rule_id for s in report.skills for f in s.findings})
+    used = sorted({f.rule_id for s in report.skills for f in [*s.findings, *(x.finding for x in s.suppressed)]})
     index = {rule_id: i for i, rule_id in enumerate(used)}
     rules = []
     for rule_id in used:
@@ -221,52 +247,66 @@ def _sarif_head(report: CheckReport) -> tuple[dict[str, Any], dict[str, int]]:
             }
         ],
     }
-    if report.lint_problems:  # SARIF's place for what went wrong while the tool ran
+    notes = [*report.lint_problems, *(w for s in report.skills for w in s.ignore_warnings)]
+    if notes:  # SARIF's place for what went wrong while the tool ran
         head["runs"][0]["invocations"] = [
             {
                 "executionSuccessful": True,
-                "toolExecutionNotifications": [
-                    {"level": "warning", "message": {"text": problem}} for problem in report.lint_problems
-                ],
+                "toolExecutionNotifications": [{"level": "warning", "message": {"text": note}} for note in notes],
             }
         ]
     return head, index
 
 
+def _sarif_result(skill: SkillReport, f: Finding, base: Path, index: dict[str, int]) -> dict[str, Any]:
+    region: dict[str, Any] = {"startLine": f.line} if f.line else {"startLine": 1}
+    if f.evidence:
+        region["snippet"] = {"text": f.evidence}
+    return {
+        "ruleId": f.rule_id,
+        "ruleIndex": index[f.rule_id],
+        "level": _LEVEL[f.severity],
+        "message": {"text": f"{skill.name or skill.root.name}: {f.message}"},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": _uri(skill, f.file, base)},
+                    "region": region,
+                }
+            }
+        ],
+        "properties": {
+            "skill": skill.name or skill.root.name,
+            "dimension": f.dimension.value,
+            **(
+                {
+                    "context": f.context.value,
+                    "instruction": f.instruction,
+                    "confidence": f.confidence.value if f.confidence else None,
+                    "reason": f.reason,
+                }
+                if f.context
+                else {}
+            ),
+        },
+    }
+
+
 def _sarif_results(report: CheckReport, base: Path, index: dict[str, int]) -> Iterator[dict[str, Any]]:
     for skill in report.skills:
         for f in skill.findings:
-            region: dict[str, Any] = {"startLine": f.line} if f.line else {"startLine": 1}
-            if f.evidence:
-                region["snippet"] = {"text": f.evidence}
-            yield {
-                "ruleId": f.rule_id,
-                "ruleIndex": index[f.rule_id],
-                "level": _LEVEL[f.severity],
-                "message": {"text": f"{skill.name or skill.root.name}: {f.message}"},
-                "locations": [
-                    {
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": _uri(skill, f.file, base)},
-                            "region": region,
-                        }
-                    }
-                ],
-                "properties": {
-                    "skill": skill.name or skill.root.name,
-                    "dimension": f.dimension.value,
-                    **(
-                        {
-                            "context": f.context.value,
-                            "instruction": f.instruction,
-                            "confidence": f.confidence.value if f.confidence else None,
-                            "reason": f.reason,
-                        }
-                        if f.context
-                        else {}
-                    ),
-                },
-            }
+            yield _sarif_result(skill, f, base, index)
+        for x in skill.suppressed:  # SARIF's suppressions: an external file's reviewed decision
+            result = _sarif_result(skill, x.finding, base, index)
+            result["suppressions"] = [
+                {
+                    "kind": "external",
+                    "status": "accepted",
+                    "justification": x.reason,
+                    "location": {"physicalLocation": {"artifactLocation": {"uri": _path_uri(Path(x.source), base)}}},
+                }
+            ]
+            yield result
 
 
 def to_sarif(report: CheckReport, base: Path | None = None) -> dict[str, Any]:

@@ -638,7 +638,7 @@ _RULES: list[Rule] = [
     Rule(
         "sec-lifecycle-script",
         S,
-        WARN,
+        ERR,
         "package install hook",
         "npm preinstall/install/postinstall scripts and setup.py install commands run code the moment a "
         "dependency is installed, before anyone reads it.",

@@ -26,6 +26,7 @@ from skillworks.check.score import grade, score_findings
 from skillworks.check.scripts import check_scripts
 from skillworks.check.security import scan_security
 from skillworks.check.spec_rules import check_spec
+from skillworks.check.suppress import apply_ignores, ignore_files_for
 from skillworks.errors import UserError
 
 DEFAULT_FAIL_UNDER = 70
@@ -182,6 +183,7 @@ async def check_skills_async(
     strict: bool = False,
     triage_model: str | None = None,
     workers: int | None = None,
+    ignore_files: bool = True,
 ) -> CheckReport:
     """Scan every skill under `paths`. Never raises on bad skill content (that becomes findings);
     raises UserError for paths that do not exist or hold no skill. With `strict`, every finding of a rule
@@ -189,10 +191,13 @@ async def check_skills_async(
     `skills-ref validate`. With `triage_model`, that model reviews each security error and warning before
     the gate is computed (see `triage.py`). `workers` scan processes share the skills (default: one per
     core when there are at least PARALLEL_MIN_SKILLS skills, else this process alone); the report is the
-    same, in the same order, for any number of workers."""
+    same, in the same order, for any number of workers. With `ignore_files` (the default), the
+    `.skillworks-ignore` files beside each SKILL.md and at each of `paths` suppress the findings they name
+    (see `suppress.py`; a malformed one raises UserError before anything is scanned)."""
     if workers is not None and workers < 1:
         raise UserError(f"workers must be at least 1, not {workers}")
     dirs = list(enumerate(resolve_skill_dirs(paths)))
+    ignores = ignore_files_for([d for _, d in dirs], [Path(p) for p in paths]) if ignore_files else []
     if workers is None:
         workers = default_workers() if len(dirs) >= PARALLEL_MIN_SKILLS else 1
     workers = min(workers, max(1, -(-len(dirs) // _BATCH)))
@@ -214,6 +219,11 @@ async def check_skills_async(
             reports[key].findings.extend(findings)
         tools = linter.tools
         problems = linter.problems
+    for report, files in zip(reports, ignores, strict=False):
+        if files:
+            report.findings, report.suppressed, report.ignore_warnings = apply_ignores(
+                report.root, report.findings, files
+            )
     if triage_model:
         from skillworks.check.triage import triage_findings
 

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from skillworks.check.context import TextMap
+from skillworks.check.lifecycle import scan_lifecycle
 from skillworks.check.model import Confidence, Context, Finding
-from skillworks.check.pyflow import python_flows
-from skillworks.check.python_flow import analyse_python
+from skillworks.check.python_flow import PyHit, analyse_python, analyse_python_files
 from skillworks.check.reader import SkillFile, SkillSource
 from skillworks.check.secrets import find_secrets
 from skillworks.check.severity import PHRASE_RULES, Assessment, assess, security_finding
@@ -501,39 +501,27 @@ def _harmless_literal(line: str, topic: str | None) -> bool:
         return False
     if not decoded.isprintable():
         return False
-    scanned = scan_text(decoded, "scripts/decoded.sh", topic=topic) + _pyflow_findings(decoded, "decoded.py", topic)
-    return not _PAYLOAD.search(decoded) and not any(f.severity.value == "error" for f in scanned)
-
-
-def _pyflow_findings(text: str, rel: str, topic: str | None) -> list[Finding]:
-    """Findings of the syntax-tree analysis of one Python file (see `pyflow`)."""
-    out: list[Finding] = []
-    tm = TextMap(text, rel)
-    starts = [0, *(m.end() for m in re.finditer("\n", text))]
-    for hit in python_flows(text):
-        pos = starts[min(hit.line, len(starts)) - 1]
-        end = text.find("\n", pos)
-        spot = tm.spot(pos, len(text) if end < 0 else end, cue_lines=0, backticks_quote=False)
-        a = assess(hit.rule_id, spot, HIGH, topic)
-        a.reasons.append("traced on the syntax tree")
-        out.append(security_finding(hit.rule_id, hit.message, rel, spot.line, spot.line_text, a))
-    return out
+    scanned = scan_text(decoded, "scripts/decoded.sh", topic=topic)
+    return (
+        not _PAYLOAD.search(decoded)
+        and not any(f.severity.value == "error" for f in scanned)
+        and not any(h.high for h in analyse_python(decoded))
+    )
 
 
 def _mask(secret: str) -> str:
     return secret if len(secret) <= 8 else f"{secret[:6]}...{secret[-2:]} ({len(secret)} chars)"
 
 
-def _flow_findings(f: SkillFile) -> list[Finding]:
+def _flow_findings(f: SkillFile, python_hits: dict[str, list[PyHit]]) -> list[Finding]:
     """Source-to-sink findings of one script, judged on what the code does: a script's file name, the skill's
     description and the words around the code never lower them."""
     if f.text is None:
         return []
-    lang = f.language
     hits: list[tuple[str, str, int, bool]] = []
-    if lang == "python":
-        hits = [(h.rule_id, h.message, h.line, h.high) for h in analyse_python(f.text)]
-    elif lang == "shell":
+    if f.language == "python":
+        hits = [(h.rule_id, h.message, h.line, h.high) for h in python_hits.get(f.rel, [])]
+    elif f.language == "shell":
         hits = [(h.rule_id, h.message, f.text.count("\n", 0, h.start) + 1, h.high) for h in analyse_shell(f.text)]
     out = []
     lines = f.text.splitlines()
@@ -550,12 +538,15 @@ def scan_security(src: SkillSource) -> list[Finding]:
     out: list[Finding] = []
     if src.text is not None:
         out.extend(scan_text(src.text, src.skill_md_rel, topic=topic))
+    # the skill's Python files are analysed together: a helper one script imports carries its flows
+    python_hits = analyse_python_files(
+        {f.rel: f.text for f in src.files if f.text is not None and f.language == "python"}
+    )
     for f in src.files:
         if f.text is not None:
             out.extend(scan_text(f.text, f.rel, topic=topic))
-            out.extend(_flow_findings(f))
-            if f.rel.endswith(".py"):
-                out.extend(_pyflow_findings(f.text, f.rel, topic))
+            out.extend(_flow_findings(f, python_hits))
+    out.extend(scan_lifecycle(src))
     # one finding per (rule, file, line): the most severe one
     order = {"error": 0, "warning": 1, "info": 2}
     best: dict[tuple[str, str | None, int | None], Finding] = {}

@@ -14,7 +14,7 @@ from functools import lru_cache
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser
 
-from skillworks.check.threat_words import (
+from skillworks.threat_words import (
     INTERPRETERS,
     NETWORK_TOOLS,
     SENSITIVE_PATH,

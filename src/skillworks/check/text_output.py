@@ -125,7 +125,7 @@ def text_lines(report: CheckReport, *, verbose: bool = False, width: int = 80) -
     for s, label in zip(report.skills, labels, strict=True):
         shown = [f for f in s.findings if verbose or f.severity is not Severity.INFO]
         hidden += len(s.findings) - len(shown)
-        if not shown and s.judge is None:
+        if not shown and s.judge is None and not s.suppressed and not s.ignore_warnings:
             continue
         yield ""
         yield from _wrap(label, width, "")
@@ -136,6 +136,12 @@ def text_lines(report: CheckReport, *, verbose: bool = False, width: int = 80) -
         )
         for f in shown:
             yield from _finding_lines(f, width)
+        for x in s.suppressed:
+            where = f"{x.finding.file or ''}{':' + str(x.finding.line) if x.finding.line else ''}"
+            yield from _wrap(f"suppressed {x.finding.rule_id}  {where}", width, "  ")
+            yield from _wrap(f"reason: {x.reason} ({x.source})", width)
+        for w in s.ignore_warnings:
+            yield from _wrap(f"warning: {w}", width, "  ")
         if s.judge is not None:
             yield f"  LLM judge ({', '.join(s.judge.models)}): mean {s.judge.mean:.1f}/10"
             for c in s.judge.criteria:
@@ -149,6 +155,9 @@ def text_lines(report: CheckReport, *, verbose: bool = False, width: int = 80) -
     for problem in report.lint_problems:
         yield from _wrap(f"lint incomplete: {problem}", width, "")
     tail = f"; {hidden} info finding(s) hidden (--verbose shows them)" if hidden else ""
+    n_suppressed = sum(len(s.suppressed) for s in report.skills)
+    if n_suppressed:
+        tail += f"; {n_suppressed} finding(s) suppressed by .skillworks-ignore"
     yield from _wrap(
         f"{len(report.skills)} skill(s), {len(failed)} failing the gate (score < {report.fail_under} or a "
         f"blocking error: spec violation or security){tail}",

@@ -30,6 +30,9 @@ def check(
     workers: int | None = typer.Option(
         None, "--workers", "-j", help="scan processes (default: one per core for 200 skills or more; same report)"
     ),
+    ignore_file: bool = typer.Option(
+        True, "--ignore-file/--no-ignore-file", help="honour .skillworks-ignore files (reviewed false alarms)"
+    ),
     harness: str | None = typer.Option(
         None, "--harness", help="NAME[,NAME…]|all: start each installed harness CLI with the skill (real load check)"
     ),
@@ -69,6 +72,7 @@ def check(
             strict=strict,
             triage_model=(triage or "").strip() or None,
             workers=workers,
+            ignore_files=ignore_file,
         )
     )
     if fmt in ("table", "text"):

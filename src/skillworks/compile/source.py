@@ -38,7 +38,7 @@ class CompiledSource:
 
         selected = get_condition("curated").select(request.spec.task, request.tenv.skill_set)
         # the gate before the compiler: a package it rejects for this task is never compiled nor served
-        gated = await gate_skills(selected, [request.spec.task])
+        gated = await gate_skills(selected, [request.spec.task], authored=True)  # the task's curated skills
         packages = gated.kept
         cache = request.tenv.run_dir / CACHE_DIR
         t0 = time.perf_counter()

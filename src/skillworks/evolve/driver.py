@@ -317,7 +317,7 @@ async def _seed_library(seed: Path, dest: Path, family: Family, record: Path, co
     (the tasks it will be used on): what the gate rejects is left out of v0 and recorded (seed-gate.json)."""
     from skillworks.provision.gate import gate_library
 
-    outcome = await gate_library(seed, family.tasks)
+    outcome = await gate_library(seed, family.tasks, authored=True)  # the user's own library
     tmp = dest.with_name(f".{dest.name}-seed")
     shutil.rmtree(tmp, ignore_errors=True)
     shutil.copytree(seed, tmp, symlinks=True)

@@ -9,6 +9,9 @@ library, a `--skills-from` replay, the packages the compiler turns into capsules
 - the security scan finds downloaded code being run, local data sent away, or persistence installed: any
   finding of the rule families in `BLOCKING_SECURITY_PREFIXES`, whatever severity the scan gave it (a
   produced skill has no author to vouch for it; a rule added later to one of these families blocks too);
+- (for a produced skill) a `.skillworks-ignore` inside it is never read: a produced skill must not suppress
+  its own findings. Only an authored skill (`authored=True`: a library a person wrote and vouches for, such
+  as evolve's seed library or a task's curated skills) has its reviewed false alarms suppressed;
 - the leakage audit finds an error-severity `leak-*` finding against the verifier and oracle of any of
   those tasks (an answer key measures copying, not skill use);
 - it passed on its own but, side by side with the other skills the same trial or library gets, holds an
@@ -25,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from skillworks.errors import SkillError
+from skillworks.errors import SkillError, UserError
 from skillworks.skills.package import SkillPackage, load_skill
 from skillworks.tasks.model import Task
 
@@ -81,7 +84,7 @@ class GateOutcome:
         }
 
 
-_cache: dict[tuple[str, tuple[str, ...]], GateVerdict] = {}
+_cache: dict[tuple[str, tuple[str, ...], bool], GateVerdict] = {}
 
 
 def _symlink(root: Path) -> Path | None:
@@ -92,8 +95,10 @@ def blocks_security(rule_id: str) -> bool:
     return rule_id.startswith(BLOCKING_SECURITY_PREFIXES)
 
 
-async def gate_skill(skill: SkillPackage | Path, tasks: Sequence[Task]) -> GateVerdict:
-    """The gate's verdict on one skill (a package, or a directory to load) for use on `tasks`."""
+async def gate_skill(skill: SkillPackage | Path, tasks: Sequence[Task], *, authored: bool = False) -> GateVerdict:
+    """The gate's verdict on one skill (a package, or a directory to load) for use on `tasks`. Only with
+    `authored` is the skill's `.skillworks-ignore` honoured (a person wrote the skill and reviewed the
+    alarms it suppresses); a produced skill's is ignored."""
     from skillworks.check.leakage import audit_task_leakage
     from skillworks.check.model import Severity
     from skillworks.check.scan import check_skills_async
@@ -109,7 +114,7 @@ async def gate_skill(skill: SkillPackage | Path, tasks: Sequence[Task]) -> GateV
             return GateVerdict(root.name, None, (f"invalid: {exc.message}",), tasks=task_ids)
     else:
         package, root = skill, skill.root
-    key = (package.package_hash, task_ids)
+    key = (package.package_hash, task_ids, authored)
     if key in _cache:
         return _cache[key]
     link = _symlink(root)
@@ -118,13 +123,20 @@ async def gate_skill(skill: SkillPackage | Path, tasks: Sequence[Task]) -> GateV
         return GateVerdict(package.name, package.package_hash, (reason,), tasks=task_ids)
     reasons: list[str] = []
     warnings: list[str] = []
-    report = (await check_skills_async([root], lint=False)).skills[0]
+    try:
+        report = (await check_skills_async([root], lint=False, ignore_files=authored)).skills[0]
+    except UserError as exc:  # an authored skill's malformed .skillworks-ignore: the skill is not usable as is
+        return GateVerdict(package.name, package.package_hash, (f"invalid: {exc}",), tasks=task_ids)
     for f in report.findings:
         where = f" ({f.file}:{f.line})" if f.file and f.line else f" ({f.file})" if f.file else ""
         if blocks_security(f.rule_id):
             reasons.append(f"{f.rule_id}: {f.message}{where}")
         elif f.severity is Severity.ERROR:
             reasons.append(f"check: {f.rule_id}: {f.message}{where}")
+    for x in report.suppressed:  # an authored skill's reviewed false alarms stay on the record
+        where = f" ({x.finding.file}:{x.finding.line})" if x.finding.file and x.finding.line else ""
+        warnings.append(f"suppressed {x.finding.rule_id}{where}: {x.reason} [{x.source}]")
+    warnings.extend(report.ignore_warnings)
     seen: set[str] = set()
     for task in tasks:
         for f in audit_task_leakage(task, [package]):
@@ -176,18 +188,18 @@ def _reject_jointly(outcome: GateOutcome, tasks: Sequence[Task]) -> GateOutcome:
     return GateOutcome(kept=[p for p in outcome.kept if id(p) not in out], verdicts=verdicts)
 
 
-async def gate_skills(skills: Sequence[SkillPackage], tasks: Sequence[Task]) -> GateOutcome:
+async def gate_skills(skills: Sequence[SkillPackage], tasks: Sequence[Task], *, authored: bool = False) -> GateOutcome:
     """Every skill through the gate: those that passed (in order), and every verdict."""
     outcome = GateOutcome()
     for package in skills:
-        verdict = await gate_skill(package, tasks)
+        verdict = await gate_skill(package, tasks, authored=authored)
         outcome.verdicts.append(verdict)
         if verdict.passed:
             outcome.kept.append(package)
     return _reject_jointly(outcome, tasks)
 
 
-async def gate_library(library: Path, tasks: Sequence[Task]) -> GateOutcome:
+async def gate_library(library: Path, tasks: Sequence[Task], *, authored: bool = False) -> GateOutcome:
     """Every skill directory of a library (`<library>/<skill>/SKILL.md`) through the gate."""
     outcome = GateOutcome()
     if not library.is_dir():
@@ -195,7 +207,7 @@ async def gate_library(library: Path, tasks: Sequence[Task]) -> GateOutcome:
     for root in sorted(p for p in library.iterdir() if p.is_dir() or p.is_symlink()):
         if not (root / "SKILL.md").exists() and not root.is_symlink():
             continue
-        verdict = await gate_skill(root, tasks)
+        verdict = await gate_skill(root, tasks, authored=authored)
         outcome.verdicts.append(verdict)
         if verdict.passed:
             outcome.kept.append(load_skill(root))

