@@ -64,9 +64,7 @@ BASELINE = "none"
 
 def _task_interval(m: MacroRate, confidence: float) -> dict[str, IntervalOut | str | None]:
     """The pass rate's interval over tasks (``task_mean_interval``), or the reason there is none."""
-    found = task_mean_interval(
-        {t: (v.rate, max(v.planned, v.recorded)) for t, v in m.per_task.items()}, confidence=confidence
-    )
+    found = task_mean_interval({t: v.side() for t, v in m.per_task.items()}, confidence=confidence)
     if found is None:
         return {"task_interval": None, "task_interval_note": too_few_tasks_note(m.n_tasks)}
     return {"task_interval": IntervalOut(low=found[0], high=found[1]), "task_interval_note": None}
@@ -84,13 +82,13 @@ def _paired_deltas(w: MacroRate, wo: MacroRate, confidence: float) -> tuple[Pair
     """The Δ intervals of one (condition, agent) vs its baseline: the fixed frame (every planned trial,
     errors 0) and scored-only (errors left out); both by :func:`skillworks.stats.paired_delta`."""
     frame = paired_delta(
-        {t: (v.rate, max(v.planned, v.recorded)) for t, v in w.per_task.items()},
-        {t: (v.rate, max(v.planned, v.recorded)) for t, v in wo.per_task.items()},
+        {t: v.side() for t, v in w.per_task.items()},
+        {t: v.side() for t, v in wo.per_task.items()},
         confidence=confidence,
     )
     scored = paired_delta(
-        {t: (v.rate_excluding_errors, v.scored) for t, v in w.per_task.items()},
-        {t: (v.rate_excluding_errors, v.scored) for t, v in wo.per_task.items()},
+        {t: v.side(excluding_errors=True) for t, v in w.per_task.items()},
+        {t: v.side(excluding_errors=True) for t, v in wo.per_task.items()},
         confidence=confidence,
     )
     return frame, scored

@@ -3,13 +3,18 @@
 Method (``"paired-t with trial-noise floor"``), per agent configuration:
 
 - ``d_i = with_i − without_i`` for every task scored on both sides (rates on [0, 1]).
-- Variance of one task's difference: ``max(s²_between, v̄_within)`` where ``s²_between`` is the sample
+- Variance of one task's difference: ``max(s²_between, κ · v̄_within)`` where ``s²_between`` is the sample
   variance of the observed ``d_i`` (ddof 1) and ``v̄_within`` is the mean over tasks of the within-task
   trial noise of a difference, ``p̃_w(1 − p̃_w)/m_w + p̃_o(1 − p̃_o)/m_o`` with ``m`` the trials behind a
-  side's rate and ``p̃ = (m·p + ½)/(m + 1)`` (a half-success shrinkage, so that a side that passed every
-  trial, or none, still carries noise). ``p(1 − p)`` bounds the variance of any reward on [0, 1] with
-  mean ``p``, so graded rewards are covered too.
+  side's rate and ``p̃ = (m·p + c)/(m + 2c)`` (c pseudo-trials at 0 and c at 1, so that a side that
+  passed every trial, or none, still carries noise). For graded rewards the same pseudo-trials are added
+  to the rewards' own spread (their mean square is passed), since ``p(1 − p)`` overstates it.
+  For Δ ``c = ¼, κ = ½`` (:data:`DELTA_FLOOR`).
 - Interval: ``mean(d) ± t_{n−1} · sqrt(var / n)``, clipped to [−100, +100] pp.
+- The pass rate's interval over tasks (:func:`task_mean_interval`) is the same with the task rates in
+  place of ``d_i``, ``c = 1, κ = ¾`` (:data:`RATE_FLOOR`), clipped to [0, 1].
+- ``c`` and ``κ`` were chosen on one set of simulated runs (``benchmarks/interval_tuning.py``, seed 1)
+  and the coverage is reported on another (``benchmarks/interval_coverage.py``, seed 20261201).
 - Below :data:`MIN_TASKS_FOR_INTERVAL` paired tasks no interval is given (``note`` says why): at 1–4
   tasks the between-task variance is not estimable well enough for any interval to hold its coverage
   (``benchmarks/interval_coverage.py`` measures it).
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from skillworks.stats.delta import PairedDelta
 
@@ -31,18 +37,44 @@ MIN_TASKS_FOR_INTERVAL = 5
 
 PAIRED_T_METHOD = "paired-t with trial-noise floor"
 
-TaskSide = tuple[float | None, int]
-"""One side of one task: its rate on [0, 1] (None: no scored trial) and the trials behind it."""
+
+@dataclass(frozen=True)
+class NoiseFloor:
+    """The trial-noise floor of a t-interval over tasks: ``κ · mean_i p̃_i(1 − p̃_i)/m_i`` with
+    ``p̃ = (m·p + pseudo)/(m + 2·pseudo)``; ``pseudo`` is ``c`` and ``scale`` is ``κ`` of the module doc."""
+
+    pseudo: float
+    scale: float
+
+
+DELTA_FLOOR = NoiseFloor(pseudo=0.25, scale=0.5)
+"""The floor of the Δ interval (chosen on benchmarks/interval_tuning.py's seed set)."""
+RATE_FLOOR = NoiseFloor(pseudo=1.0, scale=0.75)
+"""The floor of the pass-rate interval over tasks (chosen the same way)."""
+
+TaskSide = tuple[float | None, int] | tuple[float | None, int, float]
+"""One side of one task: its rate on [0, 1] (None: no scored trial), the trials behind it and, for graded
+rewards, the mean of the squared rewards (left out: the rewards are 0 or 1, so it equals the rate)."""
 
 
 def too_few_tasks_note(n: int) -> str:
     return f"too few tasks for an interval — n={n}"
 
 
-def _shrunk_noise(rate: float, trials: int) -> float:
+def shrunk_noise(rate: float, trials: int, pseudo: float, mean_square: float | None = None) -> float:
+    """One side's trial noise ``ṽ/m``, never 0: ``ṽ`` is the variance of the side's ``m`` rewards with
+    ``pseudo`` rewards of 0 and ``pseudo`` of 1 added. For 0/1 rewards (``mean_square`` None: it equals the
+    rate) that is ``p̃(1 − p̃)`` with ``p̃ = (m·rate + pseudo)/(m + 2·pseudo)``; a graded reward's own
+    spread (from ``mean_square``, the mean of the squared rewards) is used as it is."""
     m = max(trials, 1)
-    p = (m * rate + 0.5) / (m + 1.0)
-    return p * (1.0 - p) / m
+    square = rate if mean_square is None else mean_square
+    p = (m * rate + pseudo) / (m + 2.0 * pseudo)
+    second = (m * square + pseudo) / (m + 2.0 * pseudo)
+    return max(second - p * p, 0.0) / m
+
+
+def _side(value: TaskSide) -> tuple[float | None, int, float | None]:
+    return (value[0], value[1], value[2]) if len(value) == 3 else (value[0], value[1], None)
 
 
 def t_quantile(confidence: float, df: int) -> float:
@@ -57,6 +89,7 @@ def paired_delta(
     *,
     confidence: float = 0.95,
     min_tasks: int = MIN_TASKS_FOR_INTERVAL,
+    floor: NoiseFloor = DELTA_FLOOR,
 ) -> PairedDelta:
     """Δ over the tasks scored on both sides with the paired-t interval described in the module doc.
 
@@ -71,13 +104,13 @@ def paired_delta(
     diffs: list[float] = []
     noise: list[float] = []
     for task in all_tasks:
-        (a, ma), (b, mb) = with_by_task.get(task, (None, 0)), without_by_task.get(task, (None, 0))
+        (a, ma, sa), (b, mb, sb) = _side(with_by_task.get(task, (None, 0))), _side(without_by_task.get(task, (None, 0)))
         if a is None or b is None:
             unpaired.append(task)
             continue
         paired.append(task)
         diffs.append(a - b)
-        noise.append(_shrunk_noise(a, ma) + _shrunk_noise(b, mb))
+        noise.append(shrunk_noise(a, ma, floor.pseudo, sa) + shrunk_noise(b, mb, floor.pseudo, sb))
 
     def result(mean: float | None, low: float | None, high: float | None, note: str | None) -> PairedDelta:
         return PairedDelta(
@@ -101,7 +134,7 @@ def paired_delta(
     if n < max(min_tasks, 2):
         return result(mean, None, None, too_few_tasks_note(n))
     between = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-    var = max(between, sum(noise) / n)
+    var = max(between, floor.scale * sum(noise) / n)
     half = t_quantile(confidence, n - 1) * math.sqrt(var / n)
     return result(mean, max(-1.0, mean - half), min(1.0, mean + half), None)
 
@@ -111,18 +144,21 @@ def task_mean_interval(
     *,
     confidence: float = 0.95,
     min_tasks: int = MIN_TASKS_FOR_INTERVAL,
+    floor: NoiseFloor = RATE_FLOOR,
 ) -> tuple[float, float] | None:
-    """The same method for one side's task-macro rate (population mean rate), clipped to [0, 1].
+    """The same method for one side's task-macro rate (population mean rate, floor :data:`RATE_FLOOR`),
+    clipped to [0, 1].
 
     None below ``min_tasks`` tasks with a rate.
     """
-    pairs = [(r, m) for r, m in by_task.values() if r is not None]
+    sides = [_side(v) for v in by_task.values()]
+    pairs = [(r, m, sq) for r, m, sq in sides if r is not None]
     n = len(pairs)
     if n < max(min_tasks, 2):
         return None
-    mean = sum(r for r, _ in pairs) / n
-    between = sum((r - mean) ** 2 for r, _ in pairs) / (n - 1)
-    var = max(between, sum(_shrunk_noise(r, m) for r, m in pairs) / n)
+    mean = sum(r for r, _, _ in pairs) / n
+    between = sum((r - mean) ** 2 for r, _, _ in pairs) / (n - 1)
+    var = max(between, floor.scale * sum(shrunk_noise(r, m, floor.pseudo, sq) for r, m, sq in pairs) / n)
     half = t_quantile(confidence, n - 1) * math.sqrt(var / n)
     return max(0.0, mean - half), min(1.0, mean + half)
 
