@@ -1,6 +1,7 @@
 """skillworks.stats: pure functions over trial results — task-macro pass rates over a fixed frame,
 Δ and normalised gain, Wald/Wilson intervals, the paired bootstrap over tasks, and per-group tables
-(outcomes, failure modes, phase times, skill invocation, tokens and cost); ACES Skill Lift and pass@k."""
+(outcomes, failure modes, phase times, skill invocation, tokens and cost); ACES Skill Lift and pass@k;
+planning from a pilot's variance (power)."""
 
 from skillworks.stats.delta import (
     DEFAULT_RESAMPLES,
@@ -35,6 +36,7 @@ from skillworks.stats.paired import (
     too_few_tasks_note,
 )
 from skillworks.stats.passk import PassAtK, mean_pass_at_k, pass_at_k
+from skillworks.stats.power import VarianceComponents, detectable_effect, tasks_needed, variance_components
 from skillworks.stats.rates import MacroRate, TaskRate, is_scored, latest_attempts, task_macro_rate
 from skillworks.stats.tables import (
     FailureModeCounts,
@@ -73,8 +75,10 @@ __all__ = [
     "TaskSide",
     "UnpairedCase",
     "UsageTotals",
+    "VarianceComponents",
     "cluster_bootstrap",
     "delta_pp",
+    "detectable_effect",
     "failure_mode_counts",
     "is_scored",
     "latest_attempts",
@@ -94,8 +98,10 @@ __all__ = [
     "task_bootstrap_delta",
     "task_macro_rate",
     "task_mean_interval",
+    "tasks_needed",
     "too_few_tasks_note",
     "usage_totals",
+    "variance_components",
     "wald_interval",
     "wilson_interval",
     "z_for",

@@ -176,10 +176,8 @@ def minimum_detectable_effect(
     ``(t_{1−α/2} + t_power) · sqrt(v / tasks)``, df = tasks − 1, with ``v = task_sd² + 2·p(1 − p)/trials``
     (the between-task spread of the true Δ plus both sides' trial noise at ``baseline_rate``). With the
     default ``task_sd = 0`` it is a lower bound: real tasks differ. None below ``MIN_TASKS_FOR_INTERVAL``."""
-    if tasks < max(MIN_TASKS_FOR_INTERVAL, 2) or trials < 1:
-        return None
-    from scipy.stats import t  # imported when needed
+    from skillworks.stats.power import detectable_effect
 
-    var = task_sd**2 + 2.0 * baseline_rate * (1.0 - baseline_rate) / trials
-    crit = float(t.ppf(0.5 + confidence / 2.0, tasks - 1)) + float(t.ppf(power, tasks - 1))
-    return crit * math.sqrt(var / tasks)
+    return detectable_effect(
+        tasks, trials, task_sd**2, 2.0 * baseline_rate * (1.0 - baseline_rate), confidence=confidence, power=power
+    )
