@@ -61,6 +61,12 @@ def render_pass_rate_table(summary: Summary) -> str:
     return "\n".join(_table(header, rows))
 
 
+def _dollars(cost_usd: float, unknown: int, trials: int) -> str:
+    """``$0.1234``, ``unknown`` (no price known), or ``$0.1234 + unknown (k trials)``."""
+    text = cost_text(cost_usd, unknown, trials)
+    return text if text == "unknown" else f"${text}"
+
+
 def _agents(summary: Summary) -> str:
     return "; ".join(
         f"{a.name} (model {a.model or 'unknown'}, provider {a.provider or 'unknown'})" for a in summary.agents
@@ -339,8 +345,11 @@ def _campaign_lines(s: Summary) -> list[str]:
     out.append(f"- not run: {c.not_run} trial(s) of whole pairs a spend cap kept from starting (out of the frame)")
     out += [f"- stopped early: {_esc(reason)}" for reason in c.stopped]
     out.append(
-        f"- spend over every attempt: ${c.cost_usd_all_attempts:.4f}, {c.tokens_all_attempts} tokens "
-        f"(superseded attempts ${c.cost_usd_superseded:.4f})"
+        f"- spend over every attempt: {_dollars(c.cost_usd_all_attempts, c.cost_unknown_attempts, c.attempts)}, "
+        f"{c.tokens_all_attempts} tokens "
+        "(superseded attempts "
+        + ("unknown" if c.attempts and c.cost_unknown_attempts >= c.attempts else f"${c.cost_usd_superseded:.4f}")
+        + ")"
     )
     out.append("")
     return out
@@ -380,7 +389,7 @@ def _skill_source_lines(s: Summary) -> list[str]:
                 f"{u.output_tokens:,}",
                 f"{u.cached_tokens:,}",
                 f"{u.calls:,}",
-                f"{u.cost_usd:.4f}",
+                cost_text(u.cost_usd, u.cost_unknown, u.source_runs),
                 f"{u.seconds:.1f}",
             ]
             for u in s.skill_source_usage

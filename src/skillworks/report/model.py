@@ -275,6 +275,8 @@ class CampaignOut(_Strict):
     cost_usd_all_attempts: float = Field(description="spend over every recorded attempt, superseded ones included")
     tokens_all_attempts: int = Field(description="input + output tokens over every recorded attempt")
     cost_usd_superseded: float = Field(description="the part of the spend that superseded attempts used")
+    attempts: int = Field(default=0, description="recorded attempts the spend is over")
+    cost_unknown_attempts: int = Field(default=0, description="attempts with no known price, left out of the spend")
 
 
 class Summary(_Strict):
