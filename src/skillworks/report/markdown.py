@@ -427,7 +427,8 @@ def _compiled_lines(s: Summary) -> list[str]:
     out = ["## Raw vs compiled skills", ""]
     out.append(
         "Solve-stage figures per trial (task-macro means over scored trials); Δ = compiled − raw, paired over "
-        "tasks, with a bootstrap interval. Compiling is offline and deterministic: its time is listed apart."
+        "tasks, with a t-interval over tasks whose variance is at least the trials' own spread (none below 5 "
+        "paired tasks). Compiling is offline and deterministic: its time is listed apart."
     )
     out.append("")
     names = {
@@ -442,7 +443,11 @@ def _compiled_lines(s: Summary) -> list[str]:
         out.append("")
         rows = []
         for m in c.metrics:
-            ci = f"[{m.ci_low:,.2f}, {m.ci_high:,.2f}]" if m.ci_low is not None and m.ci_high is not None else "—"
+            ci = (
+                f"[{m.ci_low:,.2f}, {m.ci_high:,.2f}]"
+                if m.ci_low is not None and m.ci_high is not None
+                else (m.ci_note or "—")
+            )
             rel = f"{m.relative:+.0%}" if m.relative is not None else "—"
             delta = f"{m.delta:+,.2f}" if m.delta is not None else "—"
             rows.append([names[m.metric], f"{m.raw:,.2f}", f"{m.compiled:,.2f}", delta, ci, rel])

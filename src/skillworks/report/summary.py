@@ -487,7 +487,7 @@ def build_summary(
         usage=grouped.usage,
         skill_source_usage=source_usage_rows(kept),
         generated_packs=generated_pack_rows(kept),
-        compiled_vs_raw=compiled_comparisons(kept, resamples=resamples, seed=boot_seed, confidence=confidence),
+        compiled_vs_raw=compiled_comparisons(kept, confidence=confidence),
         verification=[
             VerificationRow(
                 task_id=r.task_id,

@@ -30,10 +30,12 @@ from skillworks.stats.paired import (
     MIN_TASKS_FOR_INTERVAL,
     PAIRED_T_METHOD,
     TaskSide,
+    TrialsDelta,
     minimum_detectable_effect,
     paired_delta,
     task_mean_interval,
     too_few_tasks_note,
+    trials_paired_delta,
 )
 from skillworks.stats.passk import PassAtK, mean_pass_at_k, pass_at_k
 from skillworks.stats.power import VarianceComponents, detectable_effect, tasks_needed, variance_components
@@ -73,6 +75,7 @@ __all__ = [
     "SkillInvocation",
     "TaskRate",
     "TaskSide",
+    "TrialsDelta",
     "UnpairedCase",
     "UsageTotals",
     "VarianceComponents",
@@ -100,6 +103,7 @@ __all__ = [
     "task_mean_interval",
     "tasks_needed",
     "too_few_tasks_note",
+    "trials_paired_delta",
     "usage_totals",
     "variance_components",
     "wald_interval",

@@ -27,7 +27,7 @@ and at 5 tasks × 3 trials it covers about 80 % of the time.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from skillworks.stats.delta import PairedDelta
@@ -181,3 +181,53 @@ def minimum_detectable_effect(
     return detectable_effect(
         tasks, trials, task_sd**2, 2.0 * baseline_rate * (1.0 - baseline_rate), confidence=confidence, power=power
     )
+
+
+@dataclass(frozen=True)
+class TrialsDelta:
+    """Mean paired difference of a raw (unbounded) per-trial quantity over tasks, with its interval."""
+
+    paired_tasks: list[str]
+    delta: float | None
+    low: float | None
+    high: float | None
+    note: str | None
+    """why there is no interval, when there is none"""
+
+
+def trials_paired_delta(
+    with_by_task: Mapping[str, Sequence[float]],
+    without_by_task: Mapping[str, Sequence[float]],
+    *,
+    confidence: float = 0.95,
+    min_tasks: int = MIN_TASKS_FOR_INTERVAL,
+) -> TrialsDelta:
+    """The Δ method for a quantity with no fixed range (tokens, calls, seconds), from every trial's value:
+    ``d_i`` = difference of the task's two trial means; variance ``max(s²_d, mean_i(s²_w,i/m_w,i + s²_o,i/m_o,i))``
+    with ``s²`` a side's sample variance over its trials (ddof 1; 0 for a single trial, which carries no
+    estimate of its own spread); ``mean(d) ± t_{n−1} · sqrt(var / n)``. So a run whose tasks all show the same
+    difference of means still gets the width its trials' spread gives. None below ``min_tasks`` paired tasks."""
+    paired = [t for t in with_by_task if with_by_task[t] and without_by_task.get(t)]
+    diffs: list[float] = []
+    noise: list[float] = []
+    for t in paired:
+        a, b = list(with_by_task[t]), list(without_by_task[t])
+        diffs.append(sum(a) / len(a) - sum(b) / len(b))
+        noise.append(_sample_var(a) / len(a) + _sample_var(b) / len(b))
+    n = len(diffs)
+    if n == 0:
+        return TrialsDelta(paired, None, None, None, "no task scored on both sides")
+    mean = sum(diffs) / n
+    if n < max(min_tasks, 2):
+        return TrialsDelta(paired, mean, None, None, too_few_tasks_note(n))
+    var = max(_sample_var(diffs), sum(noise) / n)
+    half = t_quantile(confidence, n - 1) * math.sqrt(var / n)
+    return TrialsDelta(paired, mean, mean - half, mean + half, None)
+
+
+def _sample_var(values: Sequence[float]) -> float:
+    n = len(values)
+    if n < 2:
+        return 0.0
+    mean = sum(values) / n
+    return sum((v - mean) ** 2 for v in values) / (n - 1)

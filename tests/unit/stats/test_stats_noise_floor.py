@@ -101,3 +101,20 @@ def test_method_pinned_on_fixed_seeds(tasks: int, trials: int, mu: float, effect
     cov_d, cov_r = _coverage(7, 600, tasks, trials, mu, effect)
     assert 0.912 <= cov_d <= 0.988, cov_d
     assert 0.912 <= cov_r <= 0.988, cov_r
+
+
+def test_raw_quantity_interval_carries_the_trials_spread() -> None:
+    """The issue's raw-vs-compiled case: every task's agent wall time is 0.03 s longer compiled, but the
+    trials spread (sd 0.24 s and 0.44 s): the interval is not [0.03, 0.03]."""
+    from skillworks.stats.paired import trials_paired_delta
+
+    raw = {f"t{i}": [1.0 - 0.24 / 2**0.5, 1.0 + 0.24 / 2**0.5] for i in range(6)}  # mean 1.0, sample sd 0.24
+    comp = {t: [1.03 - 0.44 / 2**0.5, 1.03 + 0.44 / 2**0.5] for t in raw}  # mean 1.03, sample sd 0.44
+    d = trials_paired_delta(comp, raw)
+    assert d.delta == pytest.approx(0.03) and d.low is not None and d.high is not None
+    # floor: (0.44² / 2 + 0.24² / 2) per task; t_5(.975) = 2.5706
+    half = 2.5705818 * ((0.44**2 / 2 + 0.24**2 / 2) / 6) ** 0.5
+    assert (d.low, d.high) == pytest.approx((0.03 - half, 0.03 + half), abs=1e-6)
+    few = trials_paired_delta({"a": [1.0]}, {"a": [2.0]})
+    assert few.delta == -1.0 and few.low is None and few.note == "too few tasks for an interval — n=1"
+    assert trials_paired_delta({"a": [1.0]}, {}).note == "no task scored on both sides"
