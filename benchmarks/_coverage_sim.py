@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from skillworks.stats.gain import MIN_HEADROOM
 from skillworks.stats.paired import NoiseFloor, t_quantile
 
 BASELINES = (0.05, 0.5, 0.95)
@@ -38,6 +39,7 @@ class Cell:
     with_true: np.ndarray  # (replicates, tasks) the tasks' true p1
     with_sq: np.ndarray  # per-task mean squared reward, with the skill (= with_ for 0/1 rewards)
     without_sq: np.ndarray
+    true_gain: float = 0.0  # E[p1 - p0] / (1 - E[p0]): the population's normalised gain
 
 
 def _population(rng: np.random.Generator, mu: float, size: int, effect: float) -> tuple[np.ndarray, np.ndarray]:
@@ -63,6 +65,7 @@ def cells(seed: int, replicates: int, tasks: tuple[int, ...], *, graded: bool = 
         for effect in EFFECTS:
             p0_pop, p1_pop = _population(rng, mu, 2_000_000, effect)
             true_delta, true_rate = float((p1_pop - p0_pop).mean()), float(p1_pop.mean())
+            true_gain = true_delta / (1.0 - float(p0_pop.mean()))
             for n in tasks:
                 for m in TRIALS:
                     p0, p1 = _population(rng, mu, replicates * n, effect)
@@ -81,6 +84,7 @@ def cells(seed: int, replicates: int, tasks: tuple[int, ...], *, graded: bool = 
                         p1.reshape(shape),
                         w_sq.reshape(shape),
                         wo_sq.reshape(shape),
+                        true_gain,
                     )
 
 
@@ -111,6 +115,24 @@ def delta_interval(cell: Cell, floor: NoiseFloor) -> tuple[np.ndarray, np.ndarra
 def rate_interval(cell: Cell, floor: NoiseFloor) -> tuple[np.ndarray, np.ndarray]:
     noise = shrunk_noise(cell.with_, cell.with_sq, cell.trials, floor.pseudo)
     return floored_t(cell.with_, noise, floor.scale, 0.0)
+
+
+def gain_interval(cell: Cell, floor: NoiseFloor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Vectorised ``skillworks.stats.gain_interval``: (low, high, has an interval) per replicate."""
+    n, m = cell.tasks, cell.trials
+    mean_w, mean_o = cell.with_.mean(axis=1), cell.without.mean(axis=1)
+    headroom = 1.0 - mean_o
+    ok = headroom >= MIN_HEADROOM
+    safe = np.where(ok, headroom, 1.0)
+    g = (mean_w - mean_o) / safe
+    resid = cell.with_ - cell.without - g[:, None] * (1.0 - cell.without)
+    s2 = (resid * resid).sum(axis=1) / (n - 1)
+    noise = shrunk_noise(cell.with_, cell.with_sq, m, floor.pseudo) + (1.0 - g[:, None]) ** 2 * shrunk_noise(
+        cell.without, cell.without_sq, m, floor.pseudo
+    )
+    var = np.maximum(s2, floor.scale * noise.mean(axis=1)) / (n * safe * safe)
+    half = t_quantile(CONFIDENCE, n - 1) * np.sqrt(var)
+    return np.maximum(-mean_o / safe, g - half), np.minimum(1.0, g + half), ok
 
 
 def coverage(low: np.ndarray, high: np.ndarray, truth: float | np.ndarray) -> float:

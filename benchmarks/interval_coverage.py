@@ -13,6 +13,8 @@ Printed per cell: coverage (%) and mean width (pp) of
 - the with-skill pass rate: ``task_mean_interval`` (the headline's and PR comment's pass-rate interval);
   Wilson over n = tasks x trials (SkillsBench's, in report.md), against the population mean rate and
   against the mean rate of the run's own tasks (the estimand it is valid for);
+- g (normalised gain): ``skillworks.stats.gain_interval`` against the population's E[Δ] / (1 − E[p0]),
+  over the runs that get one ("g%": their share; a cell where under half do, e.g. baseline 95 %, has none);
 - ACES Skill Lift of a graded metric on [0, 1] (per-trial scores Beta-distributed): ``skill_lift``'s
   interval (the Δ method over cases);
 - "const": the share of runs in which every task shows the same difference (the interval is then the
@@ -31,12 +33,13 @@ import numpy as np
 
 from skillworks.results import TrialResult
 from skillworks.stats import MIN_TASKS_FOR_INTERVAL, paired_delta, skill_lift, task_bootstrap_delta, task_mean_interval
+from skillworks.stats.gain import gain_interval
 from skillworks.stats.intervals import z_for
 from skillworks.stats.paired import DELTA_FLOOR, RATE_FLOOR
 
 SEED = 20261201
 TASKS = (1, 3, 5, 7, 10, 20, 50, 100)
-KEYS = ("Δ", "rate", "lift", "wilson-own", "wilson-pop", "boot")
+KEYS = ("Δ", "rate", "g", "lift", "wilson-own", "wilson-pop", "boot")
 
 
 def _wilson(p: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -73,6 +76,9 @@ def _check_vectorised(rng: np.random.Generator) -> None:
     lo, hi = sim.delta_interval(cell, DELTA_FLOOR)
     ref = paired_delta({str(i): (w[0, i], 3) for i in range(7)}, {str(i): (wo[0, i], 3) for i in range(7)})
     assert abs(lo[0] * 100 - (ref.ci_low_pp or 0)) < 1e-9 and abs(hi[0] * 100 - (ref.ci_high_pp or 0)) < 1e-9
+    glo, ghi, ok = sim.gain_interval(cell, DELTA_FLOOR)
+    ref_g = gain_interval({str(i): (w[0, i], 3) for i in range(7)}, {str(i): (wo[0, i], 3) for i in range(7)})
+    assert ok[0] and not isinstance(ref_g, str) and abs(glo[0] - ref_g[0]) < 1e-9 and abs(ghi[0] - ref_g[1]) < 1e-9
     rlo, rhi = task_mean_interval({str(i): (w[0, i], 3) for i in range(7)}) or (0, 0)
     lo, hi = sim.rate_interval(cell, RATE_FLOOR)
     assert abs(lo[0] - rlo) < 1e-12 and abs(hi[0] - rhi) < 1e-12
@@ -116,7 +122,7 @@ def main() -> int:
     )
     print(
         f"{'base':>5} {'eff':>4} {'tasks':>5} {'tr':>3} | {'Δ cov':>6} {'Δ wid':>6} {'const':>5} {'boot':>5} | "
-        f"{'rate':>5} {'r wid':>6} {'w-own':>5} {'w-pop':>5} | {'lift':>5} {'l wid':>6}"
+        f"{'rate':>5} {'r wid':>6} {'w-own':>5} {'w-pop':>5} | {'lift':>5} {'l wid':>6} | {'g':>5} {'g%':>4}"
     )
     reported: dict[str, list[float]] = {k: [] for k in KEYS}
     high_const: list[float] = []
@@ -135,10 +141,13 @@ def main() -> int:
         rlo, rhi = sim.rate_interval(cell, RATE_FLOOR)
         wlo, whi = _wilson(cell.with_.mean(axis=1), n * m)
         llo, lhi = sim.delta_interval(gcell, DELTA_FLOOR)
+        glo, ghi, gok = sim.gain_interval(cell, DELTA_FLOOR)
+        g_share = float(gok.mean() * 100)
         row = {
             "Δ": sim.coverage(lo, hi, cell.true_delta),
             "rate": sim.coverage(rlo, rhi, cell.true_rate),
             "lift": sim.coverage(llo, lhi, gcell.true_delta),
+            "g": sim.coverage(glo[gok], ghi[gok], cell.true_gain) if g_share >= 50 else float("nan"),
             "wilson-own": sim.coverage(wlo, whi, cell.with_true.mean(axis=1)),
             "wilson-pop": sim.coverage(wlo, whi, cell.true_rate),
             "boot": _boot_coverage(cell),
@@ -146,18 +155,20 @@ def main() -> int:
         widths = {"Δ": float((hi - lo).mean() * 100), "rate": float((rhi - rlo).mean() * 100)}
         widths["lift"] = float((lhi - llo).mean() * 100)
         for key, v in row.items():
-            reported[key].append(v)
+            if v == v:  # NaN: no interval in most runs (g with the baseline near 100 %)
+                reported[key].append(v)
         if row["Δ"] > 97:
             high_const.append(const)
         t = table.setdefault((n, m), {**{k: [] for k in KEYS}, "Δ width": [], "const": []})
         for key, v in row.items():
-            t[key].append(v)
+            if v == v:
+                t[key].append(v)
         t["Δ width"].append(widths["Δ"])
         t["const"].append(const)
         print(
             f"{head} {row['Δ']:>6.1f} {widths['Δ']:>6.1f} {const:>5.1f} {row['boot']:>5.1f} | {row['rate']:>5.1f} "
             f"{widths['rate']:>6.1f} {row['wilson-own']:>5.1f} {row['wilson-pop']:>5.1f} | {row['lift']:>5.1f} "
-            f"{widths['lift']:>6.1f}"
+            f"{widths['lift']:>6.1f} | {row['g']:>5.1f} {g_share:>4.0f}"
         )
     for key, v in reported.items():
         a = np.array(v)
@@ -171,19 +182,19 @@ def main() -> int:
             "of runs"
         )
     print(
-        "\n| tasks × trials | Δ coverage | Δ cells in 93–97 | Δ width (pp) | pass rate | ACES lift "
+        "\n| tasks × trials | Δ coverage | Δ cells in 93–97 | Δ width (pp) | pass rate | g | ACES lift "
         "| Wilson, own tasks |"
     )
-    print("|---|---|---:|---:|---|---|---|")
+    print("|---|---|---:|---:|---|---|---|---|")
     for (n, m), t in table.items():
         a = np.array(t["Δ"])
 
         def rng_(key: str, t: dict[str, list[float]] = t) -> str:
-            return f"{min(t[key]):.1f}–{max(t[key]):.1f}"
+            return f"{min(t[key]):.1f}–{max(t[key]):.1f}" if t[key] else "no interval"
 
         print(
             f"| {n} × {m} | {rng_('Δ')} | {int(((a >= 93) & (a <= 97)).sum())}/{len(a)} | "
-            f"{np.mean(t['Δ width']):.0f} | {rng_('rate')} | {rng_('lift')} | {rng_('wilson-own')} |"
+            f"{np.mean(t['Δ width']):.0f} | {rng_('rate')} | {rng_('g')} | {rng_('lift')} | {rng_('wilson-own')} |"
         )
     print(f"elapsed {time.perf_counter() - started:.0f} s")
     return 0

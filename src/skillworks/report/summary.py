@@ -43,6 +43,7 @@ from skillworks.stats import (
     PairedDelta,
     delta_pp,
     failure_mode_counts,
+    gain_interval,
     is_scored,
     latest_attempts,
     mean_of_defined,
@@ -68,6 +69,18 @@ def _task_interval(m: MacroRate, confidence: float) -> dict[str, IntervalOut | s
     if found is None:
         return {"task_interval": None, "task_interval_note": too_few_tasks_note(m.n_tasks)}
     return {"task_interval": IntervalOut(low=found[0], high=found[1]), "task_interval_note": None}
+
+
+def _gain_interval(w: MacroRate, wo: MacroRate, confidence: float) -> dict[str, float | str | None]:
+    """The g interval fields of a Δ row (fixed frame, as g itself)."""
+    found = gain_interval(
+        {t: v.side() for t, v in w.per_task.items()},
+        {t: v.side() for t, v in wo.per_task.items()},
+        confidence=confidence,
+    )
+    if isinstance(found, str):
+        return {"g_ci_low": None, "g_ci_high": None, "g_ci_note": found}
+    return {"g_ci_low": found[0], "g_ci_high": found[1], "g_ci_note": None}
 
 
 def _no_baseline_reason(wo: MacroRate) -> str | None:
@@ -376,6 +389,11 @@ def build_summary(
                         ci_note=no_baseline or frame.note,
                         g=g,
                         g_note=None if g is not None else (no_baseline or "undefined: the baseline is already 100%"),
+                        **(
+                            _gain_interval(w, wo, confidence)
+                            if g is not None
+                            else {"g_ci_low": None, "g_ci_high": None, "g_ci_note": None}
+                        ),
                         paired=PairedDeltaOut(
                             n_paired=len(pd.paired_tasks),
                             paired_tasks=pd.paired_tasks,

@@ -13,6 +13,7 @@ from skillworks.stats.delta import (
     paired_bootstrap_delta,
     task_bootstrap_delta,
 )
+from skillworks.stats.gain import MIN_HEADROOM, gain_interval
 from skillworks.stats.intervals import Interval, wald_interval, wilson_interval, z_for
 from skillworks.stats.lift import (
     BOOTSTRAP_RESAMPLES,
@@ -57,6 +58,7 @@ from skillworks.stats.tables import (
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
     "DEFAULT_RESAMPLES",
+    "MIN_HEADROOM",
     "MIN_TASKS_FOR_INTERVAL",
     "PAIRED_T_METHOD",
     "CaseKey",
@@ -83,6 +85,7 @@ __all__ = [
     "delta_pp",
     "detectable_effect",
     "failure_mode_counts",
+    "gain_interval",
     "is_scored",
     "latest_attempts",
     "mean_of_defined",

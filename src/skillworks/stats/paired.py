@@ -73,7 +73,8 @@ def shrunk_noise(rate: float, trials: int, pseudo: float, mean_square: float | N
     return max(second - p * p, 0.0) / m
 
 
-def _side(value: TaskSide) -> tuple[float | None, int, float | None]:
+def unpack_side(value: TaskSide) -> tuple[float | None, int, float | None]:
+    """``(rate, trials, mean square or None)`` of a :data:`TaskSide` of either length."""
     return (value[0], value[1], value[2]) if len(value) == 3 else (value[0], value[1], None)
 
 
@@ -104,7 +105,10 @@ def paired_delta(
     diffs: list[float] = []
     noise: list[float] = []
     for task in all_tasks:
-        (a, ma, sa), (b, mb, sb) = _side(with_by_task.get(task, (None, 0))), _side(without_by_task.get(task, (None, 0)))
+        (a, ma, sa), (b, mb, sb) = (
+            unpack_side(with_by_task.get(task, (None, 0))),
+            unpack_side(without_by_task.get(task, (None, 0))),
+        )
         if a is None or b is None:
             unpaired.append(task)
             continue
@@ -151,7 +155,7 @@ def task_mean_interval(
 
     None below ``min_tasks`` tasks with a rate.
     """
-    sides = [_side(v) for v in by_task.values()]
+    sides = [unpack_side(v) for v in by_task.values()]
     pairs = [(r, m, sq) for r, m, sq in sides if r is not None]
     n = len(pairs)
     if n < max(min_tasks, 2):

@@ -118,3 +118,18 @@ def test_raw_quantity_interval_carries_the_trials_spread() -> None:
     few = trials_paired_delta({"a": [1.0]}, {"a": [2.0]})
     assert few.delta == -1.0 and few.low is None and few.note == "too few tasks for an interval — n=1"
     assert trials_paired_delta({"a": [1.0]}, {}).note == "no task scored on both sides"
+
+
+def test_gain_interval_rules_and_range() -> None:
+    from skillworks.stats import gain_interval
+
+    w = {f"t{i}": (r, 2) for i, r in enumerate((1.0, 0.5, 1.0, 0.5, 1.0, 1.0))}
+    wo = {f"t{i}": (r, 2) for i, r in enumerate((0.5, 0.0, 0.5, 0.5, 0.0, 0.5))}
+    found = gain_interval(w, wo)
+    assert not isinstance(found, str)
+    low, high = found
+    g = (5 / 6 - 2 / 6) / (1 - 2 / 6)  # 0.75
+    assert low < g < high <= 1.0 and low >= -(2 / 6) / (4 / 6)
+    assert gain_interval(dict(list(w.items())[:4]), wo) == "too few tasks for an interval — n=4"
+    near_full = gain_interval({t: (1.0, 2) for t in w}, {t: (0.95, 20) for t in w})
+    assert isinstance(near_full, str) and "headroom" in near_full
