@@ -33,7 +33,7 @@ import numpy as np
 
 from skillworks.results import TrialResult
 from skillworks.stats import MIN_TASKS_FOR_INTERVAL, paired_delta, skill_lift, task_bootstrap_delta, task_mean_interval
-from skillworks.stats.gain import gain_interval
+from skillworks.stats.gain import GAIN_FLOOR, gain_interval
 from skillworks.stats.intervals import z_for
 from skillworks.stats.paired import DELTA_FLOOR, RATE_FLOOR
 
@@ -76,7 +76,7 @@ def _check_vectorised(rng: np.random.Generator) -> None:
     lo, hi = sim.delta_interval(cell, DELTA_FLOOR)
     ref = paired_delta({str(i): (w[0, i], 3) for i in range(7)}, {str(i): (wo[0, i], 3) for i in range(7)})
     assert abs(lo[0] * 100 - (ref.ci_low_pp or 0)) < 1e-9 and abs(hi[0] * 100 - (ref.ci_high_pp or 0)) < 1e-9
-    glo, ghi, ok = sim.gain_interval(cell, DELTA_FLOOR)
+    glo, ghi, ok = sim.gain_interval(cell, GAIN_FLOOR)
     ref_g = gain_interval({str(i): (w[0, i], 3) for i in range(7)}, {str(i): (wo[0, i], 3) for i in range(7)})
     assert ok[0] and not isinstance(ref_g, str) and abs(glo[0] - ref_g[0]) < 1e-9 and abs(ghi[0] - ref_g[1]) < 1e-9
     rlo, rhi = task_mean_interval({str(i): (w[0, i], 3) for i in range(7)}) or (0, 0)
@@ -141,7 +141,7 @@ def main() -> int:
         rlo, rhi = sim.rate_interval(cell, RATE_FLOOR)
         wlo, whi = _wilson(cell.with_.mean(axis=1), n * m)
         llo, lhi = sim.delta_interval(gcell, DELTA_FLOOR)
-        glo, ghi, gok = sim.gain_interval(cell, DELTA_FLOOR)
+        glo, ghi, gok = sim.gain_interval(cell, GAIN_FLOOR)
         g_share = float(gok.mean() * 100)
         row = {
             "Δ": sim.coverage(lo, hi, cell.true_delta),

@@ -5,7 +5,8 @@ Method (``"ratio-t with trial-noise floor"``): over the paired tasks, ``h_i = 1 
 ``e_i = d_i − g·h_i`` (the residual of the ratio; its mean is 0). ``var(g) ≈ v / (n · mean(h)²)`` with
 ``v = max(s²_e, κ · mean_i(ṽ_w,i + (1 − g)² · ṽ_o,i))`` — the sample variance of the residuals, floored by
 the trials' noise as in :mod:`skillworks.stats.paired` (``e_i = with_i − (1 − g)·without_i − g``, so the
-two sides' noise enters with weights 1 and ``(1 − g)²``; floor :data:`DELTA_FLOOR`). Interval
+two sides' noise enters with weights 1 and ``(1 − g)²``; floor :data:`GAIN_FLOOR`, chosen on seed 1 by
+``benchmarks/interval_tuning.py`` like the Δ's). Interval
 ``g ± t_{n−1} · sqrt(var(g))``, clipped to ``[−mean(without)/mean(h), 1]`` (the range g can take). None below
 :data:`MIN_TASKS_FOR_INTERVAL` paired tasks, or when the baseline's mean headroom is under
 :data:`MIN_HEADROOM` (g is then a ratio of two small numbers and no interval holds its coverage).
@@ -17,7 +18,6 @@ import math
 from collections.abc import Mapping
 
 from skillworks.stats.paired import (
-    DELTA_FLOOR,
     MIN_TASKS_FOR_INTERVAL,
     NoiseFloor,
     TaskSide,
@@ -25,6 +25,9 @@ from skillworks.stats.paired import (
     t_quantile,
     unpack_side,
 )
+
+GAIN_FLOOR = NoiseFloor(pseudo=1.0, scale=0.5)
+"""The floor of the g interval (chosen on benchmarks/interval_tuning.py's seed set)."""
 
 MIN_HEADROOM = 0.1
 """Smallest mean baseline headroom ``1 − without`` (rate scale) for which a g interval is given."""
@@ -36,7 +39,7 @@ def gain_interval(
     *,
     confidence: float = 0.95,
     min_tasks: int = MIN_TASKS_FOR_INTERVAL,
-    floor: NoiseFloor = DELTA_FLOOR,
+    floor: NoiseFloor = GAIN_FLOOR,
 ) -> tuple[float, float] | str:
     """``(low, high)`` of g over the tasks scored on both sides, or the reason there is none."""
     rows = []

@@ -122,6 +122,9 @@ def test_raw_quantity_interval_carries_the_trials_spread() -> None:
 
 def test_gain_interval_rules_and_range() -> None:
     from skillworks.stats import gain_interval
+    from skillworks.stats.gain import GAIN_FLOOR
+
+    assert (GAIN_FLOOR.pseudo, GAIN_FLOOR.scale) == (1.0, 0.5)  # benchmarks/interval_tuning.py's pick
 
     w = {f"t{i}": (r, 2) for i, r in enumerate((1.0, 0.5, 1.0, 0.5, 1.0, 1.0))}
     wo = {f"t{i}": (r, 2) for i, r in enumerate((0.5, 0.0, 0.5, 0.5, 0.0, 0.5))}
