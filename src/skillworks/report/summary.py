@@ -109,10 +109,11 @@ def _paired_deltas(w: MacroRate, wo: MacroRate, confidence: float) -> tuple[Pair
 
 INTERVAL_NOTE = (
     "Wald and Wilson 95% intervals treat a task-macro rate as a proportion over n = tasks x trials "
-    "(the fixed frame), as SkillsBench publishes them; the rate excluding errored trials uses n = scored "
-    "trials. Δ intervals are paired t-intervals over tasks (df = tasks − 1) whose variance is at least the "
-    "within-task trial noise, so trial-to-trial variance is in them; only tasks scored on both sides are "
-    "paired, and below 5 paired tasks no interval is given (too few tasks)."
+    "(the fixed frame), as SkillsBench publishes them: they hold for these tasks, not for tasks like them; "
+    "the rate excluding errored trials uses n = scored trials. Δ and g intervals are t-intervals over tasks "
+    "(df = tasks − 1) whose variance is floored by the within-task trial noise, so trial-to-trial variance "
+    "is in them; only tasks scored on both sides are paired, and below 5 paired tasks no interval is given "
+    "(too few tasks). Their coverage is in docs/statistics.md."
 )
 
 Cell = tuple[str, str]  # (condition, agent)
