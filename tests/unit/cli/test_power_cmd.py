@@ -122,3 +122,16 @@ def test_bad_run_dirs_exit_2(
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and "experiment.json" in err and "no 'none' condition" in err
     assert len(err.splitlines()) == 1
+
+
+def test_a_pilot_without_scored_trials_is_a_one_line_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = _write(tmp_path)
+    rows = [TrialResult.model_validate_json(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    errored = [r.model_copy(update={"reward": None, "outcome": "error"}) for r in rows]
+    (run / "results.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in errored), encoding="utf-8")
+    assert _run(monkeypatch, str(run)) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "no scored trial in the run: nothing to plan from" in err
+    assert len(err.splitlines()) == 1

@@ -126,3 +126,10 @@ def test_dry_run_with_a_pilot_prints_the_estimate(
     assert "error: --pilot is for --dry-run" in capsys.readouterr().err
     assert _run(monkeypatch, *common, "--dry-run", "--pilot", str(tmp_path / "absent")) == 2
     assert "run directory not found" in capsys.readouterr().err
+
+
+def test_a_pilot_with_no_recorded_trial_gives_unknown(tmp_path: Path) -> None:
+    pilot = _pilot(tmp_path)
+    (pilot / "results.jsonl").write_text("", encoding="utf-8")
+    (line,) = estimate_lines(5, ["none"], [("a1", MODEL)], 3, pilot=pilot)
+    assert line == f"estimated model calls, tokens and cost: unknown (the pilot {pilot} has no recorded trial)"
