@@ -16,6 +16,7 @@ EXAMPLES: dict[str, list[str]] = {
         "skillworks run --resume runs/campaign --retry-errors auth,rate_limit --max-cost 300",
     ],
     "regrade": ["skillworks regrade runs/campaign"],
+    "power": ["skillworks power runs/<pilot-run-id> --effect 10", "skillworks power runs/<pilot-run-id> --power 0.9"],
     "evolve": ["skillworks evolve examples/families/euro-ledgers --agent builtin --model openai/gpt-5-mini"],
     "report": [
         "skillworks report runs/<run-id>",

@@ -38,6 +38,7 @@ _COMMAND_MODULES = (
     "import_cmd",
     "view_cmd",
     "trigger_cmd",
+    "power_cmd",
 )
 
 

@@ -82,16 +82,19 @@ def results_exit_reason(results: Sequence[TrialResult], fail_on: float | None) -
     return f"{errors}/{len(results)} trials errored, above --fail-on {fail_on}"
 
 
-def plan_lines(n_tasks: int, conditions: Sequence[str], agents: Sequence[str], trials: int) -> list[str]:
-    """What `skillworks run --dry-run` prints: the trials planned and the minimum detectable Δ at 80 % power
-    for the planned tasks × trials (a lower bound: baseline 50 %, no task-to-task spread of the effect)."""
+def plan_lines(
+    n_tasks: int, conditions: Sequence[str], agents: Sequence[str], trials: int, estimate: Sequence[str] = ()
+) -> list[str]:
+    """What `skillworks run --dry-run` prints: the trials planned, the ``estimate`` lines (calls, tokens, cost:
+    :func:`skillworks.experiment.cost_estimate.estimate_lines`) and the minimum detectable Δ at 80 % power for
+    the planned tasks × trials (a lower bound: baseline 50 %, no task-to-task spread of the effect)."""
     from skillworks.stats import MIN_TASKS_FOR_INTERVAL, minimum_detectable_effect
 
     total = n_tasks * len(conditions) * len(agents) * trials
     lines = [
         f"plan: {n_tasks} task(s) x {len(conditions)} condition(s) ({', '.join(conditions)}) x "
         f"{len(agents)} agent(s) ({', '.join(agents)}) x {trials} trial(s) = {total} trial(s)",
-        "estimated cost: unknown (no pilot run; a trial's model calls depend on the task and agent)",
+        *(estimate or ["estimated cost: unknown (no pilot run; a trial's model calls depend on the task and agent)"]),
     ]
     mde = minimum_detectable_effect(n_tasks, trials)
     if mde is None:

@@ -205,8 +205,18 @@ def _exit_on_results(run_dir: Path, fail_on: float | None, console: Any) -> None
         raise typer.Exit(results_exit_code(results, fail_on))
 
 
-def _print_plan(spec: Any, console: Any) -> None:
-    for line in plan_lines(len(spec.tasks), spec.conditions, [a.label for a in spec.agents], spec.trials):
+def _print_plan(spec: Any, console: Any, pilot: Path | None) -> None:
+    from skillworks.experiment.cost_estimate import estimate_lines
+
+    estimate = estimate_lines(
+        len(spec.tasks),
+        spec.conditions,
+        [(a.label, a.model) for a in spec.agents],
+        spec.trials,
+        pilot=pilot,
+        trial_token_budget=spec.extra.get("trial_token_budget"),
+    )
+    for line in plan_lines(len(spec.tasks), spec.conditions, [a.label for a in spec.agents], spec.trials, estimate):
         console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
@@ -281,8 +291,13 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option(help="save each trial's final workspace (trials/<id>/workspace): what regrade grades")
         ] = False,
         dry_run: Annotated[
-            bool, typer.Option(help="print the plan and its minimum detectable effect; run nothing")
+            bool,
+            typer.Option(help="print the plan, its estimated calls, tokens and cost, and its minimum detectable Δ"),
         ] = False,
+        pilot: Annotated[
+            Path | None,
+            typer.Option(help="with --dry-run: a finished run whose per-trial tokens and calls the estimate uses"),
+        ] = None,
         fail_on: Annotated[
             float | None,
             typer.Option(help="exit 1 when the share of errored trials is above SHARE (e.g. 0.1), for CI"),
@@ -396,8 +411,10 @@ def register(app: typer.Typer) -> None:
             if max_trial_tokens is not None:  # part of the plan: it decides outcomes
                 spec.extra["trial_token_budget"] = max_trial_tokens
         if dry_run:
-            _print_plan(spec, console)
+            _print_plan(spec, console, pilot)
             return
+        if pilot is not None:
+            raise UserError("--pilot is for --dry-run (the estimate of a planned run)")
         check_models_configured((a.model, a.api_base) for a in spec.agents)  # before any run dir exists
         # where trials run is not part of the plan: it may change on --resume
         run_executor = _executor(executor, ray_address, ray_retries, ray_cpus_per_trial)

@@ -68,6 +68,11 @@ class Tally:
         self.output_tokens += result.usage.output_tokens
         self.cost_usd += result.usage.cost_usd
 
+    def cost(self) -> str:
+        """``$0.1234``, ``unknown`` when no finished trial's price is known, or ``$0.1234 + unknown (k trials)``."""
+        text = cost_text(self.cost_usd, self.cost_unknown, self.done)
+        return text if text == "unknown" else f"${text}"
+
     def eta_sec(self) -> float | None:
         if self.done == 0:
             return None
@@ -78,14 +83,11 @@ class Tally:
         elapsed = time.monotonic() - self.started_at
         outcomes = ", ".join(f"{k} {v}" for k, v in sorted(self.outcomes.items())) or "none finished"
         eta = self.eta_sec()
-        cost = ("$" if self.cost_unknown < self.done or not self.done else "") + cost_text(
-            self.cost_usd, self.cost_unknown, self.done
-        )
         return [
             f"-- {self.done}/{self.total} trials done, {self.running} running",
             outcomes,
             f"tokens in {self.input_tokens:,} out {self.output_tokens:,}",
-            f"cost {cost}",
+            f"cost {self.cost()}",
             f"elapsed {_duration(elapsed)}"
             + (f", ETA {_duration(eta)}" if eta is not None and self.done < self.total else ""),
         ]
@@ -192,7 +194,7 @@ class RunProgress:
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("running {task.fields[running]}  unsolved {task.fields[failed]}  errors {task.fields[errors]}"),
-            TextColumn("tokens {task.fields[tokens]}  ${task.fields[cost]}"),
+            TextColumn("tokens {task.fields[tokens]}  {task.fields[cost]}"),
             TimeElapsedColumn(),
             TextColumn("ETA"),
             TimeRemainingColumn(),
@@ -211,7 +213,7 @@ class RunProgress:
             "failed": failed,
             "errors": t.outcomes.get("error", 0),
             "tokens": _tokens(t.input_tokens + t.output_tokens),
-            "cost": f"{t.cost_usd:.4f}",
+            "cost": t.cost(),
         }
 
     def __enter__(self) -> RunProgress:

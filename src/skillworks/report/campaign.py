@@ -9,6 +9,7 @@ from skillworks.experiment.campaign import PairKey, read_campaign
 from skillworks.report.loading import RunData
 from skillworks.report.model import CampaignOut
 from skillworks.stats.rates import latest_attempts
+from skillworks.stats.tables import cost_is_known
 
 
 def excluded_pairs(runs: Sequence[RunData]) -> dict[str, set[PairKey]]:
@@ -22,7 +23,7 @@ def campaign_section(runs: Sequence[RunData]) -> CampaignOut | None:
     not_run: list[str] = []
     superseded = 0
     cost_all = cost_superseded = 0.0
-    tokens_all = 0
+    tokens_all = attempts = unknown_all = 0
     for run in runs:
         record = read_campaign(run.run_dir)
         if record.stopped:
@@ -35,6 +36,8 @@ def campaign_section(runs: Sequence[RunData]) -> CampaignOut | None:
                     superseded += 1
                 continue
             cost_all += r.usage.cost_usd
+            attempts += 1
+            unknown_all += not cost_is_known(r)
             tokens_all += r.usage.input_tokens + r.usage.output_tokens
             if id(r) not in latest:
                 superseded += 1
@@ -49,4 +52,6 @@ def campaign_section(runs: Sequence[RunData]) -> CampaignOut | None:
         cost_usd_all_attempts=round(cost_all, 10),
         tokens_all_attempts=tokens_all,
         cost_usd_superseded=round(cost_superseded, 10),
+        attempts=attempts,
+        cost_unknown_attempts=unknown_all,
     )

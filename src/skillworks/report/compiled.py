@@ -1,8 +1,9 @@
 """The raw-vs-compiled block of a report: for every agent that ran both the `compiled` condition and its raw
 baseline (`curated`), the solve-stage figures per condition (tokens, model calls, agent wall time, pass
-rate) with paired deltas over tasks and bootstrap intervals; the compile cost kept apart; and the
-break-even number of invocations (how many solves the compile cost is paid back in), in seconds and in
-tokens (the compile step's model tokens / the solve tokens saved per invocation)."""
+rate) with paired deltas over tasks and intervals that carry the trials' spread
+(:func:`skillworks.stats.paired.trials_paired_delta`; the pass rate's is the Δ method); the compile cost kept
+apart; and the break-even number of invocations (how many solves the compile cost is paid back in), in seconds
+and in tokens (the compile step's model tokens / the solve tokens saved per invocation)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from skillworks.results import TrialResult
-from skillworks.stats.delta import paired_bootstrap_delta
+from skillworks.stats.paired import TrialsDelta, paired_delta, trials_paired_delta
 
 COMPILED = "compiled"
 RAW = "curated"
@@ -30,6 +31,7 @@ class MetricComparison(_Strict):
     delta: float | None = Field(description="mean paired difference compiled − raw over tasks")
     ci_low: float | None
     ci_high: float | None
+    ci_note: str | None = Field(default=None, description="why there is no interval (too few tasks), when none")
     relative: float | None = Field(description="delta / raw, when raw is not 0")
 
 
@@ -61,9 +63,7 @@ def _value(r: TrialResult, metric: str) -> float:
     return float(getattr(r.usage, metric))
 
 
-def compiled_comparisons(
-    results: Sequence[TrialResult], *, resamples: int = 2000, seed: int = 0, confidence: float = 0.95
-) -> list[CompiledComparison]:
+def compiled_comparisons(results: Sequence[TrialResult], *, confidence: float = 0.95) -> list[CompiledComparison]:
     out = []
     for agent in sorted({r.agent for r in results if r.condition == COMPILED}):
         cells: dict[str, dict[str, list[TrialResult]]] = {COMPILED: {}, RAW: {}}
@@ -75,26 +75,39 @@ def compiled_comparisons(
         metrics = []
         n_paired = 0
         for metric in _METRICS:
-            by_cond = {
-                c: {t: statistics.mean(_value(r, metric) for r in rs) for t, rs in cells[c].items()} for c in cells
-            }
-            # the bootstrap works on rates and reports ×100; these are raw quantities, so scale back
-            d = paired_bootstrap_delta(
-                by_cond[COMPILED], by_cond[RAW], resamples=resamples, seed=seed, confidence=confidence
-            )
+            values = {c: {t: [_value(r, metric) for r in rs] for t, rs in cells[c].items()} for c in cells}
+            if metric == "reward":  # on [0, 1]: the report's Δ method, with its trial-noise floor
+                sides = {
+                    c: {
+                        t: (statistics.mean(v), len(v), statistics.mean(x * x for x in v)) for t, v in values[c].items()
+                    }
+                    for c in cells
+                }
+                pd = paired_delta(sides[COMPILED], sides[RAW], confidence=confidence)
+                d = TrialsDelta(
+                    pd.paired_tasks,
+                    None if pd.delta_pp is None else pd.delta_pp / 100,
+                    None if pd.ci_low_pp is None else pd.ci_low_pp / 100,
+                    None if pd.ci_high_pp is None else pd.ci_high_pp / 100,
+                    pd.note,
+                )
+            else:
+                d = trials_paired_delta(values[COMPILED], values[RAW], confidence=confidence)
             n_paired = len(d.paired_tasks)
-            raw = statistics.mean(by_cond[RAW][t] for t in d.paired_tasks) if d.paired_tasks else 0.0
-            comp = statistics.mean(by_cond[COMPILED][t] for t in d.paired_tasks) if d.paired_tasks else 0.0
-            delta = None if d.delta_pp is None else d.delta_pp / 100
+            raw = statistics.mean(statistics.mean(values[RAW][t]) for t in d.paired_tasks) if d.paired_tasks else 0.0
+            comp = (
+                statistics.mean(statistics.mean(values[COMPILED][t]) for t in d.paired_tasks) if d.paired_tasks else 0.0
+            )
             metrics.append(
                 MetricComparison(
                     metric=metric,
                     raw=raw,
                     compiled=comp,
-                    delta=delta,
-                    ci_low=None if d.ci_low_pp is None else d.ci_low_pp / 100,
-                    ci_high=None if d.ci_high_pp is None else d.ci_high_pp / 100,
-                    relative=delta / raw if delta is not None and raw else None,
+                    delta=d.delta,
+                    ci_low=d.low,
+                    ci_high=d.high,
+                    ci_note=d.note,
+                    relative=d.delta / raw if d.delta is not None and raw else None,
                 )
             )
         compile_sec = 0.0

@@ -41,6 +41,13 @@ def interval_pp(low: float | None, high: float | None, note: str | None = None) 
     return f"[{low:+.1f}, {high:+.1f}]"
 
 
+def gain_ci(low: float | None, high: float | None, note: str | None = None) -> str:
+    """``[low, high]`` of g; the note when there is none ("—" when g itself is undefined)."""
+    if low is None or high is None:
+        return note or "—"
+    return f"[{low:+.2f}, {high:+.2f}]"
+
+
 def counts(d: dict[str, int]) -> str:
     return ", ".join(f"{k}: {v}" for k, v in d.items()) or "—"
 

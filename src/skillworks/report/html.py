@@ -59,6 +59,7 @@ def render_html(summary: Summary, out_dir: Path | None = None, pages: Mapping[st
         num=formatting.num,
         interval=formatting.interval,
         interval_pp=formatting.interval_pp,
+        gain_ci=formatting.gain_ci,
         cost_text=formatting.cost_text,
         counts=formatting.counts,
         agent_label=formatting.agent_label,

@@ -32,7 +32,9 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
 
 @cache
 def environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    from skillworks.stats.tables import trial_cost_text
+
+    env = jinja2.Environment(
         loader=jinja2.PackageLoader("skillworks.report", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -40,6 +42,8 @@ def environment() -> jinja2.Environment:
         bytecode_cache=_bytecode_cache(),
         finalize=_printable,
     )
+    env.globals["trial_cost_text"] = trial_cost_text  # "$0.1234" or "unknown", never a made-up $0
+    return env
 
 
 def _printable(value: object) -> object:

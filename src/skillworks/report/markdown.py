@@ -9,6 +9,7 @@ from skillworks.report.formatting import (
     agent_label,
     cost_text,
     counts,
+    gain_ci,
     interval,
     interval_pp,
     num,
@@ -64,6 +65,12 @@ def render_pass_rate_table(summary: Summary) -> str:
     return "\n".join(_table(header, rows))
 
 
+def _dollars(cost_usd: float, unknown: int, trials: int) -> str:
+    """``$0.1234``, ``unknown`` (no price known), or ``$0.1234 + unknown (k trials)``."""
+    text = cost_text(cost_usd, unknown, trials)
+    return text if text == "unknown" else f"${text}"
+
+
 def _agents(summary: Summary) -> str:
     return "; ".join(
         f"{a.name} (model {a.model or 'unknown'}, provider {a.provider or 'unknown'})" for a in summary.agents
@@ -108,6 +115,7 @@ def render_markdown(summary: Summary) -> str:
                 "Δ (pp)",
                 "Δ 95% CI",
                 "g",
+                "g 95% CI",
                 "Scored-only paired Δ (pp)",
                 "Scored-only 95% CI",
                 "Paired",
@@ -122,6 +130,7 @@ def render_markdown(summary: Summary) -> str:
                     pp(d.delta_pp),
                     interval_pp(d.ci_low_pp, d.ci_high_pp, d.ci_note),
                     num(d.g, 3) if d.g is not None else "undefined (baseline 100%)",
+                    gain_ci(d.g_ci_low, d.g_ci_high, d.g_ci_note),
                     pp(d.paired.delta_pp),
                     interval_pp(d.paired.ci_low_pp, d.paired.ci_high_pp, d.paired.ci_note),
                     str(d.paired.n_paired),
@@ -348,8 +357,11 @@ def _campaign_lines(s: Summary) -> list[str]:
     out.append(f"- not run: {c.not_run} trial(s) of whole pairs a spend cap kept from starting (out of the frame)")
     out += [f"- stopped early: {_esc(reason)}" for reason in c.stopped]
     out.append(
-        f"- spend over every attempt: ${c.cost_usd_all_attempts:.4f}, {c.tokens_all_attempts} tokens "
-        f"(superseded attempts ${c.cost_usd_superseded:.4f})"
+        f"- spend over every attempt: {_dollars(c.cost_usd_all_attempts, c.cost_unknown_attempts, c.attempts)}, "
+        f"{c.tokens_all_attempts} tokens "
+        "(superseded attempts "
+        + ("unknown" if c.attempts and c.cost_unknown_attempts >= c.attempts else f"${c.cost_usd_superseded:.4f}")
+        + ")"
     )
     out.append("")
     return out
@@ -389,7 +401,7 @@ def _skill_source_lines(s: Summary) -> list[str]:
                 f"{u.output_tokens:,}",
                 f"{u.cached_tokens:,}",
                 f"{u.calls:,}",
-                f"{u.cost_usd:.4f}",
+                cost_text(u.cost_usd, u.cost_unknown, u.source_runs),
                 f"{u.seconds:.1f}",
             ]
             for u in s.skill_source_usage
@@ -427,7 +439,8 @@ def _compiled_lines(s: Summary) -> list[str]:
     out = ["## Raw vs compiled skills", ""]
     out.append(
         "Solve-stage figures per trial (task-macro means over scored trials); Δ = compiled − raw, paired over "
-        "tasks, with a bootstrap interval. Compiling is offline and deterministic: its time is listed apart."
+        "tasks, with a t-interval over tasks whose variance is at least the trials' own spread (none below 5 "
+        "paired tasks). Compiling is offline and deterministic: its time is listed apart."
     )
     out.append("")
     names = {
@@ -442,7 +455,11 @@ def _compiled_lines(s: Summary) -> list[str]:
         out.append("")
         rows = []
         for m in c.metrics:
-            ci = f"[{m.ci_low:,.2f}, {m.ci_high:,.2f}]" if m.ci_low is not None and m.ci_high is not None else "—"
+            ci = (
+                f"[{m.ci_low:,.2f}, {m.ci_high:,.2f}]"
+                if m.ci_low is not None and m.ci_high is not None
+                else (m.ci_note or "—")
+            )
             rel = f"{m.relative:+.0%}" if m.relative is not None else "—"
             delta = f"{m.delta:+,.2f}" if m.delta is not None else "—"
             rows.append([names[m.metric], f"{m.raw:,.2f}", f"{m.compiled:,.2f}", delta, ci, rel])

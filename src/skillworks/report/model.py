@@ -100,6 +100,9 @@ class DeltaRow(_Strict):
     ci_note: str | None = Field(default=None, description="why there is no Δ interval, when there is none")
     g: float | None = Field(description="normalised gain Δ/(1 − without), fixed frame")
     g_note: str | None = None
+    g_ci_low: float | None = Field(default=None, description="interval of g over tasks (stats.gain_interval)")
+    g_ci_high: float | None = None
+    g_ci_note: str | None = Field(default=None, description="why there is no g interval, when there is none")
     # Δ without errored trials is only formed over tasks scored on both sides (DESIGN: paired means paired)
     paired: PairedDeltaOut = Field(
         description="scored-only variant: Δ over tasks scored on both sides (errors left out), bootstrap CI"
@@ -275,6 +278,8 @@ class CampaignOut(_Strict):
     cost_usd_all_attempts: float = Field(description="spend over every recorded attempt, superseded ones included")
     tokens_all_attempts: int = Field(description="input + output tokens over every recorded attempt")
     cost_usd_superseded: float = Field(description="the part of the spend that superseded attempts used")
+    attempts: int = Field(default=0, description="recorded attempts the spend is over")
+    cost_unknown_attempts: int = Field(default=0, description="attempts with no known price, left out of the spend")
 
 
 class Summary(_Strict):

@@ -172,9 +172,13 @@ def run_charts(s: Summary, cell_href: CellHref) -> dict[str, Chart | None]:
         ],
         fmt=lambda v: f"{v:,.0f}",
     )
-    charts["cost"] = hbar_chart(
+    charts["cost"] = hbar_chart(  # a cell whose every price is unknown has no bar (not a $0 one)
         "Mean cost per trial (USD)",
-        [HBarInput(_label(u.condition, u.agent, multi), {"cost": u.cost_usd_mean or 0.0}) for u in s.usage],
+        [
+            HBarInput(_label(u.condition, u.agent, multi), {"cost": u.cost_usd_mean or 0.0})
+            for u in s.usage
+            if not (u.cost_unknown and u.cost_unknown >= u.trials)
+        ],
         fmt=lambda v: f"${v:.4f}",
     )
     charts["time"] = hbar_chart(

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from skillworks.results import TrialResult
+from skillworks.stats.tables import usage_cost_known
 
 
 class _Strict(BaseModel):
@@ -28,6 +29,7 @@ class SourceUsageRow(_Strict):
     cost_usd: float
     calls: int
     seconds: float = Field(default=0.0, description="wall time of the paid source steps (creator sessions)")
+    cost_unknown: int = Field(default=0, description="source steps with no known price, left out of cost_usd")
 
 
 class GeneratedPackRow(_Strict):
@@ -53,6 +55,11 @@ def source_usage_rows(results: Sequence[TrialResult]) -> list[SourceUsageRow]:
     for (condition, agent), rs in groups.items():
         paid = [r.skill_source for r in rs if r.skill_source is not None and r.skill_source.usage is not None]
         usages = [info.usage for info in paid if info.usage is not None]
+        priced = [
+            usage_cost_known(r.skill_source.usage, r.provider)
+            for r in rs
+            if r.skill_source is not None and r.skill_source.usage is not None
+        ]
         rows.append(
             SourceUsageRow(
                 condition=condition,
@@ -65,6 +72,7 @@ def source_usage_rows(results: Sequence[TrialResult]) -> list[SourceUsageRow]:
                 cost_usd=float(sum(u.cost_usd for u in usages)),
                 calls=sum(u.calls for u in usages),
                 seconds=round(sum(float(info.record.get("creator_seconds") or 0.0) for info in paid), 3),
+                cost_unknown=sum(1 for known in priced if not known),
             )
         )
     return rows

@@ -43,6 +43,7 @@ from skillworks.stats import (
     PairedDelta,
     delta_pp,
     failure_mode_counts,
+    gain_interval,
     is_scored,
     latest_attempts,
     mean_of_defined,
@@ -64,12 +65,22 @@ BASELINE = "none"
 
 def _task_interval(m: MacroRate, confidence: float) -> dict[str, IntervalOut | str | None]:
     """The pass rate's interval over tasks (``task_mean_interval``), or the reason there is none."""
-    found = task_mean_interval(
-        {t: (v.rate, max(v.planned, v.recorded)) for t, v in m.per_task.items()}, confidence=confidence
-    )
+    found = task_mean_interval({t: v.side() for t, v in m.per_task.items()}, confidence=confidence)
     if found is None:
         return {"task_interval": None, "task_interval_note": too_few_tasks_note(m.n_tasks)}
     return {"task_interval": IntervalOut(low=found[0], high=found[1]), "task_interval_note": None}
+
+
+def _gain_interval(w: MacroRate, wo: MacroRate, confidence: float) -> dict[str, float | str | None]:
+    """The g interval fields of a Δ row (fixed frame, as g itself)."""
+    found = gain_interval(
+        {t: v.side() for t, v in w.per_task.items()},
+        {t: v.side() for t, v in wo.per_task.items()},
+        confidence=confidence,
+    )
+    if isinstance(found, str):
+        return {"g_ci_low": None, "g_ci_high": None, "g_ci_note": found}
+    return {"g_ci_low": found[0], "g_ci_high": found[1], "g_ci_note": None}
 
 
 def _no_baseline_reason(wo: MacroRate) -> str | None:
@@ -84,13 +95,13 @@ def _paired_deltas(w: MacroRate, wo: MacroRate, confidence: float) -> tuple[Pair
     """The Δ intervals of one (condition, agent) vs its baseline: the fixed frame (every planned trial,
     errors 0) and scored-only (errors left out); both by :func:`skillworks.stats.paired_delta`."""
     frame = paired_delta(
-        {t: (v.rate, max(v.planned, v.recorded)) for t, v in w.per_task.items()},
-        {t: (v.rate, max(v.planned, v.recorded)) for t, v in wo.per_task.items()},
+        {t: v.side() for t, v in w.per_task.items()},
+        {t: v.side() for t, v in wo.per_task.items()},
         confidence=confidence,
     )
     scored = paired_delta(
-        {t: (v.rate_excluding_errors, v.scored) for t, v in w.per_task.items()},
-        {t: (v.rate_excluding_errors, v.scored) for t, v in wo.per_task.items()},
+        {t: v.side(excluding_errors=True) for t, v in w.per_task.items()},
+        {t: v.side(excluding_errors=True) for t, v in wo.per_task.items()},
         confidence=confidence,
     )
     return frame, scored
@@ -98,10 +109,11 @@ def _paired_deltas(w: MacroRate, wo: MacroRate, confidence: float) -> tuple[Pair
 
 INTERVAL_NOTE = (
     "Wald and Wilson 95% intervals treat a task-macro rate as a proportion over n = tasks x trials "
-    "(the fixed frame), as SkillsBench publishes them; the rate excluding errored trials uses n = scored "
-    "trials. Δ intervals are paired t-intervals over tasks (df = tasks − 1) whose variance is at least the "
-    "within-task trial noise, so trial-to-trial variance is in them; only tasks scored on both sides are "
-    "paired, and below 5 paired tasks no interval is given (too few tasks)."
+    "(the fixed frame), as SkillsBench publishes them: they hold for these tasks, not for tasks like them; "
+    "the rate excluding errored trials uses n = scored trials. Δ and g intervals are t-intervals over tasks "
+    "(df = tasks − 1) whose variance is floored by the within-task trial noise, so trial-to-trial variance "
+    "is in them; only tasks scored on both sides are paired, and below 5 paired tasks no interval is given "
+    "(too few tasks). Their coverage is in docs/statistics.md."
 )
 
 Cell = tuple[str, str]  # (condition, agent)
@@ -378,6 +390,11 @@ def build_summary(
                         ci_note=no_baseline or frame.note,
                         g=g,
                         g_note=None if g is not None else (no_baseline or "undefined: the baseline is already 100%"),
+                        **(
+                            _gain_interval(w, wo, confidence)
+                            if g is not None
+                            else {"g_ci_low": None, "g_ci_high": None, "g_ci_note": None}
+                        ),
                         paired=PairedDeltaOut(
                             n_paired=len(pd.paired_tasks),
                             paired_tasks=pd.paired_tasks,
@@ -489,7 +506,7 @@ def build_summary(
         usage=grouped.usage,
         skill_source_usage=source_usage_rows(kept),
         generated_packs=generated_pack_rows(kept),
-        compiled_vs_raw=compiled_comparisons(kept, resamples=resamples, seed=boot_seed, confidence=confidence),
+        compiled_vs_raw=compiled_comparisons(kept, confidence=confidence),
         verification=[
             VerificationRow(
                 task_id=r.task_id,

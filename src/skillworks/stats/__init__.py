@@ -1,6 +1,7 @@
 """skillworks.stats: pure functions over trial results — task-macro pass rates over a fixed frame,
 Δ and normalised gain, Wald/Wilson intervals, the paired bootstrap over tasks, and per-group tables
-(outcomes, failure modes, phase times, skill invocation, tokens and cost); ACES Skill Lift and pass@k."""
+(outcomes, failure modes, phase times, skill invocation, tokens and cost); ACES Skill Lift and pass@k;
+planning from a pilot's variance (power)."""
 
 from skillworks.stats.delta import (
     DEFAULT_RESAMPLES,
@@ -12,6 +13,7 @@ from skillworks.stats.delta import (
     paired_bootstrap_delta,
     task_bootstrap_delta,
 )
+from skillworks.stats.gain import MIN_HEADROOM, gain_interval
 from skillworks.stats.intervals import Interval, wald_interval, wilson_interval, z_for
 from skillworks.stats.lift import (
     BOOTSTRAP_RESAMPLES,
@@ -29,12 +31,15 @@ from skillworks.stats.paired import (
     MIN_TASKS_FOR_INTERVAL,
     PAIRED_T_METHOD,
     TaskSide,
+    TrialsDelta,
     minimum_detectable_effect,
     paired_delta,
     task_mean_interval,
     too_few_tasks_note,
+    trials_paired_delta,
 )
 from skillworks.stats.passk import PassAtK, mean_pass_at_k, pass_at_k
+from skillworks.stats.power import VarianceComponents, detectable_effect, tasks_needed, variance_components
 from skillworks.stats.rates import MacroRate, TaskRate, is_scored, latest_attempts, task_macro_rate
 from skillworks.stats.tables import (
     FailureModeCounts,
@@ -53,6 +58,7 @@ from skillworks.stats.tables import (
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
     "DEFAULT_RESAMPLES",
+    "MIN_HEADROOM",
     "MIN_TASKS_FOR_INTERVAL",
     "PAIRED_T_METHOD",
     "CaseKey",
@@ -71,11 +77,15 @@ __all__ = [
     "SkillInvocation",
     "TaskRate",
     "TaskSide",
+    "TrialsDelta",
     "UnpairedCase",
     "UsageTotals",
+    "VarianceComponents",
     "cluster_bootstrap",
     "delta_pp",
+    "detectable_effect",
     "failure_mode_counts",
+    "gain_interval",
     "is_scored",
     "latest_attempts",
     "mean_of_defined",
@@ -94,8 +104,11 @@ __all__ = [
     "task_bootstrap_delta",
     "task_macro_rate",
     "task_mean_interval",
+    "tasks_needed",
     "too_few_tasks_note",
+    "trials_paired_delta",
     "usage_totals",
+    "variance_components",
     "wald_interval",
     "wilson_interval",
     "z_for",

@@ -7,7 +7,9 @@ A delta is formed only where both sides scored; other cases are counted and list
 imputed. From the paired deltas:
 
 - lift: their mean; cell means per skill × agent (treatment, baseline, lift);
-- a normal interval over paired cases: mean ± z·sd/√n (sd with n−1), None for n < 2;
+- its interval over paired cases (``normal_ci``): for a metric on [0, 1] the Δ method of
+  :mod:`skillworks.stats.paired` (t over cases with a trial-noise floor, bounded to [−1, 1]), else a plain
+  t-interval; None below ``MIN_TASKS_FOR_INTERVAL`` paired cases;
 - cluster bootstrap percentile intervals, resampling whole skills and whole skill × agent cells with
   replacement (fixed seed); None when there are fewer than 2 clusters;
 - the fraction of paired cases with a positive delta, and the cases with a negative one.
@@ -22,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from skillworks.results import TrialResult
 from skillworks.stats.intervals import Interval, z_for
-from skillworks.stats.paired import MIN_TASKS_FOR_INTERVAL, t_quantile
+from skillworks.stats.paired import MIN_TASKS_FOR_INTERVAL, paired_delta, t_quantile
 
 if TYPE_CHECKING:
     import numpy as np
@@ -47,6 +49,7 @@ class CaseKey:
 class SideScore:
     mean: float
     n: int
+    mean_square: float
     trial_ids: tuple[str, ...]
     trajectories: tuple[str, ...]  # paths relative to the run dir
 
@@ -121,19 +124,31 @@ def normal_interval(deltas: np.ndarray, confidence: float = 0.95) -> tuple[np.nd
     return mean - half, mean + half
 
 
-def _bounded_t_interval(deltas: np.ndarray, side_values: Sequence[float], confidence: float) -> Interval | None:
-    """t-interval (df = cases − 1) of the mean lift, None below ``MIN_TASKS_FOR_INTERVAL`` paired cases (the
-    small-n rule of :mod:`skillworks.stats.paired`); clipped to [−1, 1] when every side value lies in [0, 1]
-    (a lift of a metric on [0, 1] cannot leave that range)."""
-    n = len(deltas)
+def _lift_interval(cases: Sequence[CaseLift], confidence: float) -> Interval | None:
+    """The lift's interval over paired cases, None below ``MIN_TASKS_FOR_INTERVAL`` of them (the small-n
+    rule of :mod:`skillworks.stats.paired`). When every side's score lies in [0, 1] it is the Δ method,
+    :func:`skillworks.stats.paired.paired_delta` (t over cases with the trial-noise floor, the trials of a
+    side being its scored trials), so it is bounded to [−1, 1] and never zero-width; for a metric off
+    that range a plain t-interval (df = cases − 1)."""
+    n = len(cases)
     if n < max(MIN_TASKS_FOR_INTERVAL, 2):
         return None
-    mean = float(deltas.mean())
-    half = t_quantile(confidence, n - 1) * float(deltas.std(ddof=1)) / math.sqrt(n)
-    low, high = mean - half, mean + half
-    if all(0.0 <= v <= 1.0 for v in side_values):
-        low, high = max(-1.0, low), min(1.0, high)
-    return Interval(low, high)
+    sides = [c.treatment.mean for c in cases] + [c.baseline.mean for c in cases]
+    if all(0.0 <= v <= 1.0 for v in sides):
+        keys = [str(i) for i in range(n)]
+        found = paired_delta(
+            {k: (c.treatment.mean, c.treatment.n, c.treatment.mean_square) for k, c in zip(keys, cases, strict=True)},
+            {k: (c.baseline.mean, c.baseline.n, c.baseline.mean_square) for k, c in zip(keys, cases, strict=True)},
+            confidence=confidence,
+        )
+        if found.ci_low_pp is None or found.ci_high_pp is None:
+            return None
+        return Interval(found.ci_low_pp / 100.0, found.ci_high_pp / 100.0)
+    deltas = [c.delta for c in cases]
+    mean = sum(deltas) / n
+    sd = math.sqrt(sum((d - mean) ** 2 for d in deltas) / (n - 1))
+    half = t_quantile(confidence, n - 1) * sd / math.sqrt(n)
+    return Interval(mean - half, mean + half)
 
 
 def cluster_bootstrap(
@@ -192,6 +207,7 @@ def _side_scores(
         out[key] = SideScore(
             mean=sum(p[1] for p in pairs) / len(pairs),
             n=len(rows),
+            mean_square=sum(p[1] * p[1] for p in pairs) / len(pairs),
             trial_ids=tuple(r.trial_id for r in rows),
             trajectories=tuple(r.paths.get("trajectory", r.paths.get("trial_dir", "")) for r in rows),
         )
@@ -235,9 +251,7 @@ def skill_lift(
     ]
     deltas = np.array([c.delta for c in cases], dtype=float)
     n = len(cases)
-    normal = _bounded_t_interval(
-        deltas, [c.treatment.mean for c in cases] + [c.baseline.mean for c in cases], confidence
-    )
+    normal = _lift_interval(cases, confidence)
     cells: dict[tuple[str, str], list[CaseLift]] = {}
     for c in cases:
         cells.setdefault((c.key.skill, c.key.agent), []).append(c)

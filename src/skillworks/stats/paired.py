@@ -3,13 +3,18 @@
 Method (``"paired-t with trial-noise floor"``), per agent configuration:
 
 - ``d_i = with_i − without_i`` for every task scored on both sides (rates on [0, 1]).
-- Variance of one task's difference: ``max(s²_between, v̄_within)`` where ``s²_between`` is the sample
+- Variance of one task's difference: ``max(s²_between, κ · v̄_within)`` where ``s²_between`` is the sample
   variance of the observed ``d_i`` (ddof 1) and ``v̄_within`` is the mean over tasks of the within-task
   trial noise of a difference, ``p̃_w(1 − p̃_w)/m_w + p̃_o(1 − p̃_o)/m_o`` with ``m`` the trials behind a
-  side's rate and ``p̃ = (m·p + ½)/(m + 1)`` (a half-success shrinkage, so that a side that passed every
-  trial, or none, still carries noise). ``p(1 − p)`` bounds the variance of any reward on [0, 1] with
-  mean ``p``, so graded rewards are covered too.
+  side's rate and ``p̃ = (m·p + c)/(m + 2c)`` (c pseudo-trials at 0 and c at 1, so that a side that
+  passed every trial, or none, still carries noise). For graded rewards the same pseudo-trials are added
+  to the rewards' own spread (their mean square is passed), since ``p(1 − p)`` overstates it.
+  For Δ ``c = ¼, κ = ½`` (:data:`DELTA_FLOOR`).
 - Interval: ``mean(d) ± t_{n−1} · sqrt(var / n)``, clipped to [−100, +100] pp.
+- The pass rate's interval over tasks (:func:`task_mean_interval`) is the same with the task rates in
+  place of ``d_i``, ``c = 1, κ = ¾`` (:data:`RATE_FLOOR`), clipped to [0, 1].
+- ``c`` and ``κ`` were chosen on one set of simulated runs (``benchmarks/interval_tuning.py``, seed 1)
+  and the coverage is reported on another (``benchmarks/interval_coverage.py``, seed 20261201).
 - Below :data:`MIN_TASKS_FOR_INTERVAL` paired tasks no interval is given (``note`` says why): at 1–4
   tasks the between-task variance is not estimable well enough for any interval to hold its coverage
   (``benchmarks/interval_coverage.py`` measures it).
@@ -22,7 +27,8 @@ and at 5 tasks × 3 trials it covers about 80 % of the time.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from skillworks.stats.delta import PairedDelta
 
@@ -31,18 +37,45 @@ MIN_TASKS_FOR_INTERVAL = 5
 
 PAIRED_T_METHOD = "paired-t with trial-noise floor"
 
-TaskSide = tuple[float | None, int]
-"""One side of one task: its rate on [0, 1] (None: no scored trial) and the trials behind it."""
+
+@dataclass(frozen=True)
+class NoiseFloor:
+    """The trial-noise floor of a t-interval over tasks: ``κ · mean_i p̃_i(1 − p̃_i)/m_i`` with
+    ``p̃ = (m·p + pseudo)/(m + 2·pseudo)``; ``pseudo`` is ``c`` and ``scale`` is ``κ`` of the module doc."""
+
+    pseudo: float
+    scale: float
+
+
+DELTA_FLOOR = NoiseFloor(pseudo=0.25, scale=0.5)
+"""The floor of the Δ interval (chosen on benchmarks/interval_tuning.py's seed set)."""
+RATE_FLOOR = NoiseFloor(pseudo=1.0, scale=0.75)
+"""The floor of the pass-rate interval over tasks (chosen the same way)."""
+
+TaskSide = tuple[float | None, int] | tuple[float | None, int, float]
+"""One side of one task: its rate on [0, 1] (None: no scored trial), the trials behind it and, for graded
+rewards, the mean of the squared rewards (left out: the rewards are 0 or 1, so it equals the rate)."""
 
 
 def too_few_tasks_note(n: int) -> str:
     return f"too few tasks for an interval — n={n}"
 
 
-def _shrunk_noise(rate: float, trials: int) -> float:
+def shrunk_noise(rate: float, trials: int, pseudo: float, mean_square: float | None = None) -> float:
+    """One side's trial noise ``ṽ/m``, never 0: ``ṽ`` is the variance of the side's ``m`` rewards with
+    ``pseudo`` rewards of 0 and ``pseudo`` of 1 added. For 0/1 rewards (``mean_square`` None: it equals the
+    rate) that is ``p̃(1 − p̃)`` with ``p̃ = (m·rate + pseudo)/(m + 2·pseudo)``; a graded reward's own
+    spread (from ``mean_square``, the mean of the squared rewards) is used as it is."""
     m = max(trials, 1)
-    p = (m * rate + 0.5) / (m + 1.0)
-    return p * (1.0 - p) / m
+    square = rate if mean_square is None else mean_square
+    p = (m * rate + pseudo) / (m + 2.0 * pseudo)
+    second = (m * square + pseudo) / (m + 2.0 * pseudo)
+    return max(second - p * p, 0.0) / m
+
+
+def unpack_side(value: TaskSide) -> tuple[float | None, int, float | None]:
+    """``(rate, trials, mean square or None)`` of a :data:`TaskSide` of either length."""
+    return (value[0], value[1], value[2]) if len(value) == 3 else (value[0], value[1], None)
 
 
 def t_quantile(confidence: float, df: int) -> float:
@@ -57,6 +90,7 @@ def paired_delta(
     *,
     confidence: float = 0.95,
     min_tasks: int = MIN_TASKS_FOR_INTERVAL,
+    floor: NoiseFloor = DELTA_FLOOR,
 ) -> PairedDelta:
     """Δ over the tasks scored on both sides with the paired-t interval described in the module doc.
 
@@ -71,13 +105,16 @@ def paired_delta(
     diffs: list[float] = []
     noise: list[float] = []
     for task in all_tasks:
-        (a, ma), (b, mb) = with_by_task.get(task, (None, 0)), without_by_task.get(task, (None, 0))
+        (a, ma, sa), (b, mb, sb) = (
+            unpack_side(with_by_task.get(task, (None, 0))),
+            unpack_side(without_by_task.get(task, (None, 0))),
+        )
         if a is None or b is None:
             unpaired.append(task)
             continue
         paired.append(task)
         diffs.append(a - b)
-        noise.append(_shrunk_noise(a, ma) + _shrunk_noise(b, mb))
+        noise.append(shrunk_noise(a, ma, floor.pseudo, sa) + shrunk_noise(b, mb, floor.pseudo, sb))
 
     def result(mean: float | None, low: float | None, high: float | None, note: str | None) -> PairedDelta:
         return PairedDelta(
@@ -101,7 +138,7 @@ def paired_delta(
     if n < max(min_tasks, 2):
         return result(mean, None, None, too_few_tasks_note(n))
     between = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-    var = max(between, sum(noise) / n)
+    var = max(between, floor.scale * sum(noise) / n)
     half = t_quantile(confidence, n - 1) * math.sqrt(var / n)
     return result(mean, max(-1.0, mean - half), min(1.0, mean + half), None)
 
@@ -111,18 +148,21 @@ def task_mean_interval(
     *,
     confidence: float = 0.95,
     min_tasks: int = MIN_TASKS_FOR_INTERVAL,
+    floor: NoiseFloor = RATE_FLOOR,
 ) -> tuple[float, float] | None:
-    """The same method for one side's task-macro rate (population mean rate), clipped to [0, 1].
+    """The same method for one side's task-macro rate (population mean rate, floor :data:`RATE_FLOOR`),
+    clipped to [0, 1].
 
     None below ``min_tasks`` tasks with a rate.
     """
-    pairs = [(r, m) for r, m in by_task.values() if r is not None]
+    sides = [unpack_side(v) for v in by_task.values()]
+    pairs = [(r, m, sq) for r, m, sq in sides if r is not None]
     n = len(pairs)
     if n < max(min_tasks, 2):
         return None
-    mean = sum(r for r, _ in pairs) / n
-    between = sum((r - mean) ** 2 for r, _ in pairs) / (n - 1)
-    var = max(between, sum(_shrunk_noise(r, m) for r, m in pairs) / n)
+    mean = sum(r for r, _, _ in pairs) / n
+    between = sum((r - mean) ** 2 for r, _, _ in pairs) / (n - 1)
+    var = max(between, floor.scale * sum(shrunk_noise(r, m, floor.pseudo, sq) for r, m, sq in pairs) / n)
     half = t_quantile(confidence, n - 1) * math.sqrt(var / n)
     return max(0.0, mean - half), min(1.0, mean + half)
 
@@ -140,10 +180,58 @@ def minimum_detectable_effect(
     ``(t_{1−α/2} + t_power) · sqrt(v / tasks)``, df = tasks − 1, with ``v = task_sd² + 2·p(1 − p)/trials``
     (the between-task spread of the true Δ plus both sides' trial noise at ``baseline_rate``). With the
     default ``task_sd = 0`` it is a lower bound: real tasks differ. None below ``MIN_TASKS_FOR_INTERVAL``."""
-    if tasks < max(MIN_TASKS_FOR_INTERVAL, 2) or trials < 1:
-        return None
-    from scipy.stats import t  # imported when needed
+    from skillworks.stats.power import detectable_effect
 
-    var = task_sd**2 + 2.0 * baseline_rate * (1.0 - baseline_rate) / trials
-    crit = float(t.ppf(0.5 + confidence / 2.0, tasks - 1)) + float(t.ppf(power, tasks - 1))
-    return crit * math.sqrt(var / tasks)
+    return detectable_effect(
+        tasks, trials, task_sd**2, 2.0 * baseline_rate * (1.0 - baseline_rate), confidence=confidence, power=power
+    )
+
+
+@dataclass(frozen=True)
+class TrialsDelta:
+    """Mean paired difference of a raw (unbounded) per-trial quantity over tasks, with its interval."""
+
+    paired_tasks: list[str]
+    delta: float | None
+    low: float | None
+    high: float | None
+    note: str | None
+    """why there is no interval, when there is none"""
+
+
+def trials_paired_delta(
+    with_by_task: Mapping[str, Sequence[float]],
+    without_by_task: Mapping[str, Sequence[float]],
+    *,
+    confidence: float = 0.95,
+    min_tasks: int = MIN_TASKS_FOR_INTERVAL,
+) -> TrialsDelta:
+    """The Δ method for a quantity with no fixed range (tokens, calls, seconds), from every trial's value:
+    ``d_i`` = difference of the task's two trial means; variance ``max(s²_d, mean_i(s²_w,i/m_w,i + s²_o,i/m_o,i))``
+    with ``s²`` a side's sample variance over its trials (ddof 1; 0 for a single trial, which carries no
+    estimate of its own spread); ``mean(d) ± t_{n−1} · sqrt(var / n)``. So a run whose tasks all show the same
+    difference of means still gets the width its trials' spread gives. None below ``min_tasks`` paired tasks."""
+    paired = [t for t in with_by_task if with_by_task[t] and without_by_task.get(t)]
+    diffs: list[float] = []
+    noise: list[float] = []
+    for t in paired:
+        a, b = list(with_by_task[t]), list(without_by_task[t])
+        diffs.append(sum(a) / len(a) - sum(b) / len(b))
+        noise.append(_sample_var(a) / len(a) + _sample_var(b) / len(b))
+    n = len(diffs)
+    if n == 0:
+        return TrialsDelta(paired, None, None, None, "no task scored on both sides")
+    mean = sum(diffs) / n
+    if n < max(min_tasks, 2):
+        return TrialsDelta(paired, mean, None, None, too_few_tasks_note(n))
+    var = max(_sample_var(diffs), sum(noise) / n)
+    half = t_quantile(confidence, n - 1) * math.sqrt(var / n)
+    return TrialsDelta(paired, mean, mean - half, mean + half, None)
+
+
+def _sample_var(values: Sequence[float]) -> float:
+    n = len(values)
+    if n < 2:
+        return 0.0
+    mean = sum(values) / n
+    return sum((v - mean) ** 2 for v in values) / (n - 1)

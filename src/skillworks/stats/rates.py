@@ -45,6 +45,18 @@ class TaskRate:
     """mean reward over the frame: reward_sum / max(planned, recorded)"""
     rate_excluding_errors: float | None
     """mean reward over scored trials; None when none was scored"""
+    reward_square_sum: float = 0.0
+    """sum of the squared rewards of the scored trials (the spread of graded rewards)"""
+
+    def side(self, *, excluding_errors: bool = False) -> tuple[float | None, int, float]:
+        """This task as one side of :func:`skillworks.stats.paired_delta`: rate, trials behind it, mean
+        square reward (over the frame, or over the scored trials)."""
+        if excluding_errors:
+            if not self.scored:
+                return (None, 0, 0.0)
+            return (self.rate_excluding_errors, self.scored, self.reward_square_sum / self.scored)
+        frame = max(self.planned, self.recorded)
+        return (self.rate, frame, self.reward_square_sum / frame if frame else 0.0)
 
 
 @dataclass(frozen=True)
@@ -108,6 +120,7 @@ def task_macro_rate(
             reward_sum=reward_sum,
             rate=reward_sum / frame if frame else 0.0,
             rate_excluding_errors=reward_sum / len(scored_rewards) if scored_rewards else None,
+            reward_square_sum=float(sum(r * r for r in scored_rewards)),
         )
 
     rates = [t.rate for t in per_task.values()]

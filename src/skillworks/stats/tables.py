@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from skillworks.results import TrialResult
+from skillworks.results import TrialResult, Usage
 from skillworks.stats.rates import is_scored
 
 
@@ -187,9 +187,19 @@ class UsageTotals:
 def cost_is_known(result: TrialResult) -> bool:
     """False when a trial talked to a priced provider but no price was found: no cost source (or "none")
     and a provider that is not the scripted test double. A trial without a provider (oracle, nop) cost 0."""
-    if result.usage.cost_source not in (None, "none"):
+    return usage_cost_known(result.usage, result.provider)
+
+
+def usage_cost_known(usage: Usage, provider: str | None) -> bool:
+    """:func:`cost_is_known` for one usage record (a trial's, or its creator session's) of a provider."""
+    if usage.cost_source not in (None, "none"):
         return True
-    return result.provider in (None, "scripted")
+    return provider in (None, "scripted")
+
+
+def trial_cost_text(result: TrialResult, digits: int = 4) -> str:
+    """One trial's cost, ``$0.1234``, or ``unknown`` (see :func:`cost_is_known`): never a made-up $0."""
+    return f"${result.usage.cost_usd:.{digits}f}" if cost_is_known(result) else "unknown"
 
 
 def cost_text(cost_usd: float, unknown: int, trials: int, digits: int = 4) -> str:

@@ -36,7 +36,8 @@ def test_headline_delta_gets_an_interval_on_its_own_frame(fx: Any, tmp_path: Pat
     assert "scored-only: Δ +50.0 pp over 2 paired tasks, no interval (n=2)" in text
     md = render_markdown(s)
     assert (
-        "| curated | a1 | 66.7% | 50.0% | +16.7 | too few tasks for an interval — n=3 | 0.333 | +50.0 | "
+        "| curated | a1 | 66.7% | 50.0% | +16.7 | too few tasks for an interval — n=3 | 0.333 | "
+        "too few tasks for an interval — n=3 | +50.0 | "
         "too few tasks for an interval — n=2 | 2 | t1 |"
     ) in md
 
@@ -89,6 +90,9 @@ def test_six_tasks_get_a_delta_interval_everywhere(fx: Any, tmp_path: Path) -> N
     text = "\n".join(headline_lines(s))
     assert f"Δ vs none +50.0 pp, 95% CI [{d.ci_low_pp:+.1f}, {d.ci_high_pp:+.1f}]" in text
     assert f"+50.0 | [{d.ci_low_pp:+.1f}, {d.ci_high_pp:+.1f}]" in render_markdown(s)
+    # g = 0.5 / 0.5 = 1 (curated solved everything): its interval reaches 1 and is not zero-width
+    assert d.g == 1.0 and d.g_ci_low is not None and d.g_ci_high == 1.0 and d.g_ci_low < 0.9
+    assert f"| 1.000 | [{d.g_ci_low:+.2f}, +1.00] |" in render_markdown(s)
 
 
 def test_pass_rate_interval_over_tasks_in_headline_and_pr_comment(fx: Any, tmp_path: Path) -> None:

@@ -36,3 +36,33 @@ def test_cost_is_unknown_for_a_priced_provider_without_a_price(fx: Any, tmp_path
     usage_rows = [line for line in md.splitlines() if line.startswith("| none |") and "unknown" in line]
     assert usage_rows and "0.0000" not in usage_rows[0]
     assert '<td class="n">unknown</td>' in render_html(s)
+
+
+def test_trial_page_progress_bar_and_campaign_spend_say_unknown(fx: Any, tmp_path: Path) -> None:
+    from skillworks.experiment.progress import RunProgress
+    from skillworks.report import write_reports
+    from skillworks.report.markdown import render_markdown as md_of
+
+    unpriced = [_priced(fx, "t1", c, k, provider="openai", source=None) for c in ("none", "curated") for k in (0, 1)]
+    run = fx.write_run(tmp_path, unpriced, fx.experiment(tasks=("t1",), trials=2))
+    write_reports(run, resamples=100)
+    page = (run / "trials" / "t1__none__a1__t0" / "trial.html").read_text()
+    assert "calls · unknown (source" in page and "$0.0000" not in page
+    # a priced trial's page keeps its dollars
+    priced = [_priced(fx, "t1", c, 0, provider="openai", source="litellm_price_table") for c in ("none", "curated")]
+    priced_run = fx.write_run(tmp_path, priced, fx.experiment(tasks=("t1",), trials=1), name="priced")
+    write_reports(priced_run, resamples=100)
+    assert "calls · $0.0000 (source" in (priced_run / "trials" / "t1__none__a1__t0" / "trial.html").read_text()
+
+    progress = RunProgress(None, 2)
+    progress.tally.add(unpriced[0])
+    assert progress._fields()["cost"] == "unknown"
+    progress.tally.add(priced[0])
+    assert progress._fields()["cost"] == "$0.0000 + unknown (1 trial)"
+
+    # a retried attempt makes a campaign section: its spend is unknown too
+    retried = [*unpriced, unpriced[0].model_copy(update={"attempt": 2, "trial_id": "t1__none__a1__t0__a2"})]
+    campaign_run = fx.write_run(tmp_path, retried, fx.experiment(tasks=("t1",), trials=2), name="campaign")
+    text = md_of(build_summary(campaign_run))
+    spend = next(line for line in text.splitlines() if line.startswith("- spend over every attempt"))
+    assert spend.startswith("- spend over every attempt: unknown,") and "(superseded attempts unknown)" in spend
