@@ -40,7 +40,7 @@ def test_break_even_in_tokens_counts_each_artifact_once() -> None:
             results.append(_trial(task, "curated", k, (5000, 500)))
             # the same artifact serves both trials of a task (the second reuses it): its tokens count once
             results.append(_trial(task, "compiled", k, (3600, 400), _record(art, 1500, reused=k > 0)))
-    (block,) = compiled_comparisons(results, resamples=200)
+    (block,) = compiled_comparisons(results)
     assert block.compile_tokens == 3000
     assert block.solve_tokens_saved == 1500  # (5000 + 500) − (3600 + 400) per solve
     assert block.break_even_tokens == 2.0
@@ -51,8 +51,8 @@ def test_no_token_saving_means_no_break_even_and_a_deterministic_compile_is_free
         _trial("t", "curated", 0, (1000, 100)),
         _trial("t", "compiled", 0, (1200, 100), _record("/c/x", 900, False)),
     ]
-    (block,) = compiled_comparisons(worse, resamples=200)
+    (block,) = compiled_comparisons(worse)
     assert block.solve_tokens_saved == -200 and block.break_even_tokens is None
     free = [_trial("t", "curated", 0, (1000, 100)), _trial("t", "compiled", 0, (800, 100), _record("/c/y", 0, False))]
-    (block,) = compiled_comparisons(free, resamples=200)
+    (block,) = compiled_comparisons(free)
     assert block.compile_tokens == 0 and block.break_even_tokens == 0.0
