@@ -141,7 +141,7 @@ MaxOutputTokens = Annotated[
 MaxReasoningEffort = Annotated[
     str | None,
     typer.Option(
-        metavar="none|minimal|low|medium|high|xhigh",
+        metavar="none|minimal|low|medium|high|xhigh|max",
         help="the most reasoning effort one model call may ask for: the gateway lowers a higher one",
     ),
 ]

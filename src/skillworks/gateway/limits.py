@@ -18,9 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from skillworks.gateway.internal import ModelRequest
 
-# Reasoning effort levels, least first (OpenAI's names; Anthropic's `max` is the top level)
-EFFORT_LEVELS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high", "xhigh")
-_ALIASES = {"max": "xhigh"}
+# Reasoning effort levels, least first (OpenAI's names, and Anthropic's `max` above them: LiteLLM gives
+# each a thinking budget, from 128 tokens for minimal to 16384 for max)
+EFFORT_LEVELS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 PLAN_KEY = "call_limits"  # where a run's plan (ExperimentSpec.extra) keeps them
 
 
@@ -64,7 +64,7 @@ class CallLimits:
 
 def effort_rank(effort: str) -> int | None:
     """The position of an effort level (higher asks for more reasoning); None for a name we do not know."""
-    name = _ALIASES.get(effort.lower(), effort.lower())
+    name = effort.lower()
     return EFFORT_LEVELS.index(name) if name in EFFORT_LEVELS else None
 
 
