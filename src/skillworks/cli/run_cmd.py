@@ -134,6 +134,29 @@ MaxTrialTokens = Annotated[
     int | None,
     typer.Option(min=1, help="a trial using more tokens (in + out) fails with failure mode token_budget"),
 ]
+MaxOutputTokens = Annotated[
+    int | None,
+    typer.Option(min=1, help="the most output tokens one model call may ask for: the gateway lowers (or sets) it"),
+]
+MaxReasoningEffort = Annotated[
+    str | None,
+    typer.Option(
+        metavar="none|minimal|low|medium|high|xhigh|max",
+        help="the most reasoning effort one model call may ask for: the gateway lowers a higher one",
+    ),
+]
+
+
+def _call_limits(max_output_tokens: int | None, max_reasoning_effort: str | None) -> dict[str, Any] | None:
+    """The per-call limits for the plan (None when neither is given); a bad effort name is a one-line error."""
+    from skillworks.gateway.limits import CallLimits
+
+    if max_output_tokens is None and max_reasoning_effort is None:
+        return None
+    try:
+        return CallLimits(max_output_tokens, max_reasoning_effort).to_plan()
+    except ValueError as exc:
+        raise UserError(f"--max-reasoning-effort: {exc}") from None
 
 
 def _campaign_limits(
@@ -286,6 +309,8 @@ def register(app: typer.Typer) -> None:
         max_cost: MaxCost = None,
         max_tokens: MaxTokens = None,
         max_trial_tokens: MaxTrialTokens = None,
+        max_output_tokens: MaxOutputTokens = None,
+        max_reasoning_effort: MaxReasoningEffort = None,
         cache: ResponseCacheDir = None,
         keep_workspace: Annotated[
             bool, typer.Option(help="save each trial's final workspace (trials/<id>/workspace): what regrade grades")
@@ -317,6 +342,7 @@ def register(app: typer.Typer) -> None:
 
         console = Console(stderr=True)
         limits = _campaign_limits(retry_errors, max_consecutive_errors, max_cost, max_tokens)
+        call_limits = _call_limits(max_output_tokens, max_reasoning_effort)
         if retry_errors is not None and resume is None:
             raise UserError("--retry-errors needs --resume RUN_DIR (it runs a recorded run's errored trials again)")
         refused: list[str] = []
@@ -410,6 +436,10 @@ def register(app: typer.Typer) -> None:
                 spec.extra["keep_workspace"] = True
             if max_trial_tokens is not None:  # part of the plan: it decides outcomes
                 spec.extra["trial_token_budget"] = max_trial_tokens
+            if call_limits is not None:  # part of the plan too: what each model call may ask for
+                from skillworks.gateway.limits import PLAN_KEY
+
+                spec.extra[PLAN_KEY] = call_limits
         if dry_run:
             _print_plan(spec, console, pilot)
             return

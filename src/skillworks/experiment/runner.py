@@ -84,7 +84,7 @@ def _make_gateways(spec: ExperimentSpec, agents: dict[str, Agent], cache_dir: Pa
     needed = [cfg for cfg in spec.agents if agents[cfg.label].needs_model]
     if not needed:
         return {}
-    from skillworks.gateway import Gateway
+    from skillworks.gateway import CallLimits, Gateway
 
     by_key: dict[tuple[str, str | None], Gateway] = {}
     for cfg in needed:
@@ -94,7 +94,11 @@ def _make_gateways(spec: ExperimentSpec, agents: dict[str, Agent], cache_dir: Pa
         if key not in by_key:
             budget = spec.extra.get("trial_token_budget")
             by_key[key] = Gateway(
-                model=cfg.model, api_base=cfg.api_base, trial_token_budget=budget, cache_dir=cache_dir
+                model=cfg.model,
+                api_base=cfg.api_base,
+                trial_token_budget=budget,
+                cache_dir=cache_dir,
+                call_limits=CallLimits.from_plan(spec.extra),
             )
     return {cfg.label: by_key[(cfg.model or "", cfg.api_base)] for cfg in needed}
 

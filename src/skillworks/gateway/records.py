@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from skillworks.errors import UserError, first_validation_error
+from skillworks.gateway.limits import Clamp
 from skillworks.results import TrialError, Usage
 
 Wire = Literal[
@@ -66,6 +67,10 @@ class GatewayCall(BaseModel):
     tool_names: list[str] = Field(default_factory=list, description="the tools the model called, in order")
     finish_reason: str | None = None
     script_turn: int | None = Field(default=None, description="scripted provider: 1-based turn replayed")
+    clamped: list[Clamp] = Field(
+        default_factory=list,
+        description="what the gateway lowered to the run's limits before forwarding (max_tokens, reasoning_effort)",
+    )
 
     @property
     def is_model_call(self) -> bool:

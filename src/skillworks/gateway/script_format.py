@@ -47,6 +47,8 @@ class ScriptExpect(_Strict):
     system_contains: str | None = Field(default=None, description="the request's system part contains this")
     tool_result_contains: str | None = None
     has_tool: str | None = None
+    max_tokens: int | None = Field(default=None, description="the output limit the provider got is exactly this")
+    reasoning_effort: str | None = Field(default=None, description="the reasoning effort the provider got is this")
     reasoning_carried: bool = Field(
         default=False,
         description="every signed thinking block this trial's earlier turns produced is sent back unchanged "

@@ -158,6 +158,10 @@ class ScriptedSession:
                     f"{head} expected the system part to contain {expect.system_contains!r}, got: "
                     + (_quote(system) if system else "no system part"),
                 )
+        for name in ("max_tokens", "reasoning_effort"):  # what reached the provider (after the gateway's limits)
+            want, got = getattr(expect, name), getattr(request, name)
+            if want is not None and want != got:
+                raise GatewayError("script_mismatch", f"{head} expected {name} {want!r}, the provider got {got!r}")
         if expect.last_user_contains is not None:
             last = _last(request.messages, "user")
             got = last.content if last else ""

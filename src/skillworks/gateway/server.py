@@ -27,6 +27,7 @@ from aiohttp import web
 from skillworks._tempdirs import temp_prefix
 from skillworks.gateway import wire_anthropic, wire_gemini, wire_openai_chat, wire_openai_responses
 from skillworks.gateway.internal import GatewayError, ModelRequest, ModelResponse, estimate_tokens, request_chars
+from skillworks.gateway.limits import CallLimits, Clamp, clamp_request
 from skillworks.gateway.litellm_backend import LiteLLMBackend
 from skillworks.gateway.records import GatewayCall, Wire, append_call, trial_error_from_calls
 from skillworks.gateway.response_cache import ResponseCache, request_key
@@ -107,8 +108,10 @@ class Gateway:
         trial_token_budget: int | None = None,
         down_cooldown_sec: float = DOWN_COOLDOWN_SEC,
         cache_dir: Path | None = None,
+        call_limits: CallLimits | None = None,
     ) -> None:
         self.model = model
+        self.call_limits = call_limits or CallLimits()  # what one call may ask for (limits.py)
         self.cache = ResponseCache(cache_dir) if cache_dir is not None else None
         self.trial_token_budget = trial_token_budget
         # the provider is "known down" for `down_cooldown_sec` after a call failed after all its retries with
@@ -326,6 +329,7 @@ class Gateway:
         if refused is not None:
             self._record(trial, self._call(trial, ts, started, "POST", path, wire, error=refused, body=body))
             return web.json_response(module.render_error(refused), status=refused.status)
+        clamped = clamp_request(req, self.call_limits, self._tokens_left(trial, req))
         failed_attempts: list[GatewayError] = []
         current = asyncio.current_task()
         if current is not None:
@@ -341,7 +345,16 @@ class Gateway:
             else:
                 err = GatewayError("cancelled", "the trial was closed while this call was in flight")
             call = self._call(
-                trial, ts, started, "POST", path, wire, error=err, body=body, attempts=len(failed_attempts) + 1
+                trial,
+                ts,
+                started,
+                "POST",
+                path,
+                wire,
+                error=err,
+                body=body,
+                attempts=len(failed_attempts) + 1,
+                clamped=clamped,
             )
             if err.error_class == "cancelled":  # the prompt went out: its tokens are counted from the request
                 call.input_tokens, call.input_tokens_estimated = estimate_tokens(request_chars(req)), True
@@ -353,13 +366,17 @@ class Gateway:
         self._note_provider_state(trial, outcome)
         if outcome.error is not None:
             err = outcome.error
-            call = self._call(trial, ts, started, "POST", path, wire, error=err, body=body, attempts=outcome.attempts)
+            call = self._call(
+                trial, ts, started, "POST", path, wire, error=err, body=body, attempts=outcome.attempts, clamped=clamped
+            )
             self._record(trial, call)
             return web.json_response(module.render_error(err), status=err.status)
         assert outcome.response is not None
         resp = outcome.response
         trial.tokens_used += resp.usage.input_tokens + resp.usage.output_tokens
-        call = self._call(trial, ts, started, "POST", path, wire, body=body, attempts=outcome.attempts, response=resp)
+        call = self._call(
+            trial, ts, started, "POST", path, wire, body=body, attempts=outcome.attempts, response=resp, clamped=clamped
+        )
         self._record(trial, call)
         model_id = req.client_model or self.model
         if not req.stream:
@@ -399,6 +416,13 @@ class Gateway:
         except Exception as exc:  # a bug in a backend or converter: classify, keep the traceback in the log
             log.exception("gateway: unexpected error in trial %s", trial.channel.trial_id)
             return RetryOutcome(attempts=1, error=GatewayError("server_error", f"gateway internal error: {exc!r}"))
+
+    def _tokens_left(self, trial: _Trial, req: ModelRequest) -> int | None:
+        """Output tokens the trial's budget leaves for this call: the budget less what the trial used and
+        this request's prompt (estimated); None without a budget."""
+        if self.trial_token_budget is None:
+            return None
+        return self.trial_token_budget - trial.tokens_used - estimate_tokens(request_chars(req))
 
     def _refusal(self, trial: _Trial) -> GatewayError | None:
         """Why a model call of `trial` is answered without asking the provider, if it is."""
@@ -441,6 +465,7 @@ class Gateway:
         attempts: int = 0,
         response: ModelResponse | None = None,
         client_model: str | None = None,
+        clamped: list[Clamp] | None = None,
     ) -> GatewayCall:
         body = body or {}
         cm = body.get("model") if isinstance(body.get("model"), str) else client_model
@@ -456,6 +481,7 @@ class Gateway:
             latency_ms=round((time.monotonic() - started) * 1000, 3),
             attempts=attempts,
             stream=bool(body.get("stream")),
+            clamped=list(clamped or []),
         )
         if error is not None:
             call.status, call.http_status = "error", error.status
