@@ -220,7 +220,7 @@ def start_node_gateway(run: RunShipment, node_id: str, *, detached: bool = False
         scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=node_id, soft=False),
         num_cpus=0,
         max_concurrency=1000,
-    ).remote(run.scripts)
+    ).remote(run.scripts, bool(run.spec.extra.get("record_bodies", True)))
 
 
 class _GatewayClient:
@@ -248,8 +248,9 @@ class NodeGateway:
     """The model gateway(s) of one node for one run: one `Gateway` per (model, api_base), each trial on its
     own unix socket and gateway.jsonl — model traffic stays on the node."""
 
-    def __init__(self, scripts: dict[str, str]) -> None:
+    def __init__(self, scripts: dict[str, str], record_bodies: bool = True) -> None:
         self._scripts = scripts
+        self._record_bodies = record_bodies
         self._gateways: dict[tuple[str, str | None], Any] = {}
         self._dir = Path(tempfile.mkdtemp(prefix="sw-raygw-", dir=node_root()))
 
@@ -263,7 +264,12 @@ class NodeGateway:
                 script = self._dir / f"script-{len(self._gateways)}{Path(model).suffix or '.yaml'}"
                 script.write_text(self._scripts[model])
                 source = f"scripted/{script}"
-            gateway = Gateway(model=source, api_base=api_base, socket_dir=self._dir / f"sockets-{len(self._gateways)}")
+            gateway = Gateway(
+                model=source,
+                api_base=api_base,
+                socket_dir=self._dir / f"sockets-{len(self._gateways)}",
+                record_bodies=self._record_bodies,
+            )
             gateway.model = model  # recorded as the run names it, not as this node's copy of a script
             await gateway.start()
             self._gateways[key] = gateway
