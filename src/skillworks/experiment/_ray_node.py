@@ -46,8 +46,14 @@ def node_root() -> Path:
     return root
 
 
-def gateway_actor_name(run_id: str, node_id: str) -> str:
-    return f"gateway-{run_id}-{node_id[:16]}"
+def gateway_actor_name(run_id: str, nonce: str, node_id: str) -> str:
+    """Scoped by the driver's nonce: two drivers of one run id never share (or stop) each other's gateways."""
+    return f"gateway-{run_id}-{nonce}-{node_id[:16]}"
+
+
+def node_run_dir(run: RunShipment) -> Path:
+    """This node's dir for the trials of one driver's session of a run (removed when the session ends)."""
+    return node_root() / "runs" / f"{run.spec.run_id}-{run.nonce}"
 
 
 # ----------------------------------------------------------------------------------- shipping files
@@ -121,6 +127,7 @@ class RunShipment:
     keep_workspace: bool
     scripts: dict[str, str] = field(default_factory=dict)  # scripted model -> script text
     tracker: Any = None  # ActorHandle of _RunTracker
+    nonce: str = "0"  # one per driver session: scopes actor names and node dirs
 
 
 @dataclass
@@ -129,11 +136,11 @@ class TrialReturn:
     archive: bytes  # the trial dir
 
 
-_AGENTS: dict[tuple[str, str], Agent] = {}  # (run id, agent label) -> agent, per worker process
+_AGENTS: dict[tuple[str, str, str], Agent] = {}  # (run id, nonce, agent label) -> agent, per worker process
 
 
 async def _agent_for(run: RunShipment, label: str) -> Agent:
-    key = (run.spec.run_id, label)
+    key = (run.spec.run_id, run.nonce, label)
     if key not in _AGENTS:
         from skillworks.agents.registry import create_agent
 
@@ -144,6 +151,30 @@ async def _agent_for(run: RunShipment, label: str) -> Agent:
             await preflight()
         _AGENTS[key] = agent
     return _AGENTS[key]
+
+
+def probe_node(run: RunShipment) -> dict[str, Any]:
+    """The pre-flight of one node (a Ray task pinned to it): for each agent of the run, None when it can run
+    here, else why not (e.g. the harness CLI is not installed on this node)."""
+
+    async def probe() -> dict[str, str | None]:
+        found: dict[str, str | None] = {}
+        for cfg in run.spec.agents:
+            try:
+                await _agent_for(run, cfg.label)
+                found[cfg.label] = None
+            except Exception as exc:  # a UserError of the preflight, or anything else: this node cannot
+                found[cfg.label] = " ".join(str(exc).split())[:300] or type(exc).__name__
+        return found
+
+    return {"host": socket.gethostname(), "agents": asyncio.run(probe())}
+
+
+def clean_node(run: RunShipment) -> bool:
+    """Remove what one driver session of the run left on this node (a Ray task pinned to it)."""
+    path = node_run_dir(run)
+    shutil.rmtree(path, ignore_errors=True)
+    return not path.exists()
 
 
 def run_trial_on_node(run: RunShipment, spec: TrialSpec) -> TrialReturn:
@@ -163,7 +194,7 @@ async def _run_on_node(run: RunShipment, spec: TrialSpec, node_id: str) -> Trial
         siblings=tuple(rebase(s, moves) for s in run.skill_set.siblings),
     )
     spec = replace(spec, task=task)
-    run_dir = node_root() / "runs" / run.spec.run_id
+    run_dir = node_run_dir(run)
     trial_dir = run_dir / "trials" / spec.trial_id
     shutil.rmtree(trial_dir, ignore_errors=True)  # what an earlier, lost attempt left on this node
     agent = await _agent_for(run, spec.agent.label)
@@ -191,7 +222,10 @@ async def _run_on_node(run: RunShipment, spec: TrialSpec, node_id: str) -> Trial
         result = await run_trial(spec, tenv)
     # where the trial ran, for the person reading the run dir (and to retry a lost trial elsewhere)
     (trial_dir / "ray-node.json").write_text(
-        json.dumps({"node_id": node_id, "host": socket.gethostname(), "pid": os.getpid()}, indent=2)
+        json.dumps(
+            {"node_id": node_id, "host": socket.gethostname(), "pid": os.getpid(), "node_dir": str(node_root())},
+            indent=2,
+        )
     )
     try:
         return TrialReturn(result.model_dump_json(), pack_tree(trial_dir))
@@ -206,14 +240,14 @@ def _node_gateway(run: RunShipment, node_id: str) -> Any:
     """This node's gateway actor: the driver starts one per node at the start of the run; a node that
     joined later gets one here (detached, removed by the driver at the end of the run)."""
     try:
-        return ray.get_actor(gateway_actor_name(run.spec.run_id, node_id), namespace=NAMESPACE)
+        return ray.get_actor(gateway_actor_name(run.spec.run_id, run.nonce, node_id), namespace=NAMESPACE)
     except ValueError:
         return start_node_gateway(run, node_id, detached=True)
 
 
 def start_node_gateway(run: RunShipment, node_id: str, *, detached: bool = False) -> Any:
     return NodeGateway.options(  # type: ignore[attr-defined]
-        name=gateway_actor_name(run.spec.run_id, node_id),
+        name=gateway_actor_name(run.spec.run_id, run.nonce, node_id),
         namespace=NAMESPACE,
         get_if_exists=True,
         lifetime="detached" if detached else None,

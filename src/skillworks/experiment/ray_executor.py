@@ -22,6 +22,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
+import secrets
 import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -36,6 +38,7 @@ from skillworks.results import TrialError, TrialResult
 
 RESOURCE_FOR_ENV = {"local": "skillworks_local", "container": "skillworks_container"}
 NODE_CAPACITY = 1000  # units of the sandbox resource a node advertises: trials are bounded by CPU/memory
+_PREFLIGHT_SEC = 300.0  # a node's pre-flight (an agent CLI's version check) may be slow on a busy node
 
 
 def _require_ray() -> Any:
@@ -74,6 +77,8 @@ class RayExecutor:
         self.retries = max(0, retries)
         self.cpus_per_trial = cpus_per_trial
         self.num_cpus = num_cpus  # only for a cluster started here
+        self._allowed: dict[str, set[str] | None] = {}  # by agent label: the nodes that passed its pre-flight
+        self._load: dict[str, int] = {}  # trials pinned to each node now
 
     @asynccontextmanager
     async def session(self, run: RunContext) -> AsyncIterator[TrialRunner]:
@@ -112,18 +117,24 @@ class RayExecutor:
                 keep_workspace=run.keep_workspace,
                 scripts=_scripts(run),
                 tracker=node.RunTracker.options(num_cpus=0).remote(),  # type: ignore[attr-defined]
+                nonce=secrets.token_hex(4),
             )
             shipment_ref = ray.put(shipment)
-            gateways = [node.start_node_gateway(shipment, n) for n in nodes] if _needs_gateways(run) else []
+            gateways: list[Any] = []
             remote = ray.remote(node.run_trial_on_node)
-
-            async def one(spec: TrialSpec) -> TrialResult:
-                return await self._run_one(ray, node, remote, shipment, shipment_ref, resource, spec, run)
-
             try:
+                self._allowed = await _preflight_nodes(ray, node, shipment_ref, nodes, run)
+                self._load = dict.fromkeys(nodes, 0)
+                if _needs_gateways(run):
+                    gateways = [node.start_node_gateway(shipment, n) for n in nodes]
+
+                async def one(spec: TrialSpec) -> TrialResult:
+                    return await self._run_one(ray, node, remote, shipment, shipment_ref, resource, spec, run)
+
                 yield one
             finally:
-                await _stop_gateways(ray, node, run.spec.run_id, gateways)
+                await _stop_gateways(ray, node, shipment, gateways)
+                await _clean_nodes(ray, node, shipment_ref, _capable_nodes(ray, resource))
         finally:
             if started_here:
                 ray.shutdown()
@@ -171,8 +182,12 @@ class RayExecutor:
         options = self._trial_options(spec.task, resource)
         lost: list[dict[str, Any]] = []
         exclude: set[str] = set()
+        allowed = self._allowed.get(spec.agent.label)  # None: every node can run this agent
         while True:
-            ref = remote.options(**options, **_placement(ray, resource, exclude)).remote(shipment_ref, spec)
+            placement, pinned = _placement(ray, resource, exclude, allowed, self._load)
+            ref = remote.options(**options, **placement).remote(shipment_ref, spec)
+            if pinned is not None:
+                self._load[pinned] = self._load.get(pinned, 0) + 1
             try:
                 ret = await ref
             except asyncio.CancelledError:
@@ -181,7 +196,7 @@ class RayExecutor:
                     await asyncio.wait_for(asyncio.shield(_settled(ref)), timeout=60)
                 raise
             except ray.exceptions.RayTaskError as exc:  # run_trial records its own errors: a bug
-                return _error_result(spec, run, "internal_error", f"trial task failed: {exc}", lost)
+                return _error_result(spec, run, "internal_error", f"trial task failed: {_plain(str(exc))}", lost)
             except ray.exceptions.RayError as exc:  # worker or node lost
                 starts = await shipment.tracker.starts.remote(spec.trial_id)
                 where = starts[-1] if len(starts) > len(lost) else (None, None)
@@ -199,6 +214,9 @@ class RayExecutor:
                 if len(lost) > self.retries:
                     return _error_result(spec, run, "worker_lost", lost[-1]["error"], lost)
                 continue
+            finally:
+                if pinned is not None:
+                    self._load[pinned] -= 1
             return await _land(node, ret, spec, run, lost)
 
 
@@ -206,16 +224,70 @@ def _capable_nodes(ray: Any, resource: str) -> list[str]:
     return [n["NodeID"] for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get(resource, 0) > 0]
 
 
-def _placement(ray: Any, resource: str, exclude: set[str]) -> dict[str, Any]:
-    """A retry goes to another capable node when there is one (else wherever Ray places it)."""
-    if not exclude:
-        return {}
+def _placement(
+    ray: Any, resource: str, exclude: set[str], allowed: set[str] | None, load: dict[str, int]
+) -> tuple[dict[str, Any], str | None]:
+    """Where a trial goes, and the node it is pinned to (if any). A trial of an agent only some nodes can run
+    (the pre-flight) is pinned to the least loaded of those; a retry goes to another capable node when there
+    is one (else wherever Ray places it)."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+    if allowed is not None:
+        alive = set(_capable_nodes(ray, resource))
+        choice = [n for n in allowed if n in alive and n not in exclude] or [n for n in allowed if n in alive]
+        if not choice:
+            raise UserError("no node of the Ray cluster that passed the pre-flight for this agent is alive")
+        pick = min(choice, key=lambda n: (load.get(n, 0), n))
+        return {"scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=pick, soft=False)}, pick
+    if not exclude:
+        return {}, None
     others = [n for n in _capable_nodes(ray, resource) if n not in exclude]
     if not others:
-        return {}
-    return {"scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=others[0], soft=True)}
+        return {}, None
+    return {"scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=others[0], soft=True)}, None
+
+
+def _pinned(node_id: str) -> dict[str, Any]:
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    return {"num_cpus": 0, "scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=node_id, soft=False)}
+
+
+async def _preflight_nodes(
+    ray: Any, node: Any, shipment_ref: Any, nodes: list[str], run: RunContext
+) -> dict[str, set[str] | None]:
+    """Run every agent's pre-flight on every capable node before any trial is placed. By agent label: None
+    when every node passed, else the nodes that did. An agent no node can run refuses the run, naming each
+    node and why."""
+    probe = ray.remote(node.probe_node)
+    refs = [probe.options(**_pinned(n)).remote(shipment_ref) for n in nodes]
+    try:
+        found = await asyncio.wait_for(asyncio.gather(*refs), timeout=_PREFLIGHT_SEC)
+    except TimeoutError:
+        raise UserError(f"the nodes' pre-flight did not finish within {_PREFLIGHT_SEC:g}s") from None
+    allowed: dict[str, set[str] | None] = {}
+    for cfg in run.spec.agents:
+        ok = {n for n, f in zip(nodes, found, strict=True) if f["agents"].get(cfg.label) is None}
+        if not ok:
+            why = "; ".join(
+                f"node {n[:12]} ({f['host']}): {f['agents'][cfg.label]}" for n, f in zip(nodes, found, strict=True)
+            )
+            raise UserError(f"agent {cfg.label} cannot run on any node of the Ray cluster: {why}")
+        allowed[cfg.label] = None if len(ok) == len(nodes) else ok
+    return allowed
+
+
+async def _clean_nodes(ray: Any, node: Any, shipment_ref: Any, nodes: list[str]) -> None:
+    """Remove this session's node dirs (trial dirs of cancelled or lost trials) on every node still alive."""
+    clean = ray.remote(node.clean_node)
+    refs = [clean.options(**_pinned(n)).remote(shipment_ref) for n in nodes]
+    with contextlib.suppress(BaseException):
+        await asyncio.wait_for(asyncio.gather(*refs, return_exceptions=True), timeout=60)
+
+
+def _plain(text: str) -> str:
+    """A message without terminal colour codes (Ray's task errors carry them)."""
+    return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text)
 
 
 async def _settled(ref: Any) -> None:
@@ -256,12 +328,14 @@ def _ship_trees(ray: Any, node: Any, run: RunContext) -> list[Any]:
     ]
 
 
-async def _stop_gateways(ray: Any, node: Any, run_id: str, started: list[Any]) -> None:
-    """Stop the gateways this run started, and those nodes that joined later started for themselves."""
+async def _stop_gateways(ray: Any, node: Any, shipment: Any, started: list[Any]) -> None:
+    """Stop the gateways this session started, and those nodes that joined later started for themselves
+    (only this driver's: the names carry its nonce)."""
     handles = list(started)
+    prefix = f"gateway-{shipment.spec.run_id}-{shipment.nonce}-"
     with contextlib.suppress(Exception):
         for entry in ray.util.list_named_actors(all_namespaces=True):
-            if entry.get("namespace") == node.NAMESPACE and entry["name"].startswith(f"gateway-{run_id}-"):
+            if entry.get("namespace") == node.NAMESPACE and entry["name"].startswith(prefix):
                 handles.append(ray.get_actor(entry["name"], namespace=node.NAMESPACE))
     for handle in handles:
         with contextlib.suppress(Exception):
