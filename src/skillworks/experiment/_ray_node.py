@@ -170,6 +170,33 @@ def probe_node(run: RunShipment) -> dict[str, Any]:
     return {"host": socket.gethostname(), "agents": asyncio.run(probe())}
 
 
+def lost_attempt_usage(run: RunShipment, trial_id: str) -> dict[str, Any] | None:
+    """What a trial whose worker died used, from the gateway.jsonl its node's gateway wrote (a Ray task pinned
+    to that node, before the trial is retried); None when there is no record. The node's gateway closes the
+    dead attempt's channel first, so a retry on this node can open the trial again."""
+    from skillworks.gateway import usage_totals
+
+    async def close() -> None:
+        try:
+            actor = ray.get_actor(gateway_actor_name(run.spec.run_id, run.nonce, _node_id()), namespace=NAMESPACE)
+        except ValueError:
+            return
+        for cfg in run.spec.agents:
+            if cfg.model is not None:
+                await actor.close_trial.remote(cfg.model, cfg.api_base, trial_id)
+
+    with contextlib.suppress(Exception):
+        asyncio.run(close())
+    log = node_run_dir(run) / "trials" / trial_id / "gateway.jsonl"
+    if not log.is_file():
+        return None
+    return usage_totals(log).model_dump()
+
+
+def _node_id() -> str:
+    return str(ray.get_runtime_context().get_node_id())
+
+
 def clean_node(run: RunShipment) -> bool:
     """Remove what one driver session of the run left on this node (a Ray task pinned to it)."""
     path = node_run_dir(run)

@@ -13,7 +13,11 @@
   container backend's own cache).
 - Ctrl-C cancels the remote trials (their sandboxes are torn down on the nodes). A trial whose worker
   or node dies is retried `retries` times, on another node when there is one; the lost attempts are
-  kept in the trial dir (`lost-attempts.json`) and the trial is recorded once, with its `attempt`.
+  kept in the trial dir (`lost-attempts.json`, with the usage its node's gateway recorded, which is added to
+  the trial's usage) and the trial is recorded once, with its `attempt`.
+- Before any trial, every agent's pre-flight runs on every node (`_ray_node.probe_node`): an agent no node can
+  run refuses the run, one only some can run is pinned to those. Actor names and node dirs carry a nonce per
+  driver session; the session's node dirs are removed on every node at its end.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from typing import Any
 from skillworks.errors import UserError
 from skillworks.experiment.executor import RunContext, TrialRunner
 from skillworks.experiment.plan import TrialSpec
-from skillworks.results import TrialError, TrialResult
+from skillworks.results import TrialError, TrialResult, Usage
 
 RESOURCE_FOR_ENV = {"local": "skillworks_local", "container": "skillworks_container"}
 NODE_CAPACITY = 1000  # units of the sandbox resource a node advertises: trials are bounded by CPU/memory
@@ -205,8 +209,10 @@ class RayExecutor:
                         "attempt": len(lost) + 1,
                         "node_id": where[0],
                         "pid": where[1],
-                        "error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
+                        "error": f"{type(exc).__name__}: {_plain(str(exc).splitlines()[0]) if str(exc) else ''}",
                         "at": datetime.now(UTC).isoformat(),
+                        # what the lost attempt used, from its node's gateway record (None: the node is gone)
+                        "usage": await _lost_usage(ray, node, shipment_ref, where[0], spec.trial_id),
                     }
                 )
                 if where[0]:
@@ -275,6 +281,33 @@ async def _preflight_nodes(
             raise UserError(f"agent {cfg.label} cannot run on any node of the Ray cluster: {why}")
         allowed[cfg.label] = None if len(ok) == len(nodes) else ok
     return allowed
+
+
+async def _lost_usage(ray: Any, node: Any, shipment_ref: Any, node_id: str | None, trial_id: str) -> Any:
+    if node_id is None or not any(n["NodeID"] == node_id and n.get("Alive") for n in ray.nodes()):
+        return None
+    task = ray.remote(node.lost_attempt_usage)
+    try:
+        return await asyncio.wait_for(task.options(**_pinned(node_id)).remote(shipment_ref, trial_id), timeout=60)
+    except Exception:  # the node died meanwhile, or the record is unreadable: unknown, not zero
+        return None
+
+
+def with_lost_usage(usage: Usage, lost: list[dict[str, Any]]) -> Usage:
+    """A trial's usage with what its lost attempts used added (those whose node could still tell)."""
+    recovered = [Usage.model_validate(e["usage"]) for e in lost if e.get("usage")]
+    if not recovered:
+        return usage
+    return usage.model_copy(
+        update={
+            "source": "gateway" if usage.source == "none" else usage.source,
+            "input_tokens": usage.input_tokens + sum(u.input_tokens for u in recovered),
+            "output_tokens": usage.output_tokens + sum(u.output_tokens for u in recovered),
+            "cached_tokens": usage.cached_tokens + sum(u.cached_tokens for u in recovered),
+            "cost_usd": round(usage.cost_usd + sum(u.cost_usd for u in recovered), 10),
+            "calls": usage.calls + sum(u.calls for u in recovered),
+        }
+    )
 
 
 async def _clean_nodes(ray: Any, node: Any, shipment_ref: Any, nodes: list[str]) -> None:
@@ -353,7 +386,7 @@ async def _land(node: Any, ret: Any, spec: TrialSpec, run: RunContext, lost: lis
     result: TrialResult = node.result_from(ret)
     if lost:
         _write_lost(trial_dir, lost)
-        result = result.model_copy(update={"attempt": len(lost) + 1})
+        result = result.model_copy(update={"attempt": len(lost) + 1, "usage": with_lost_usage(result.usage, lost)})
     if run.post_trial is not None:
         result = await run.post_trial(spec, result, trial_dir)
     return result
@@ -372,6 +405,7 @@ def _error_result(
     if lost:
         _write_lost(trial_dir, lost)
     now = datetime.now(UTC)
+    usage = with_lost_usage(Usage(), lost)
     return TrialResult(
         trial_id=spec.trial_id,
         run_id=run.spec.run_id,
@@ -385,6 +419,7 @@ def _error_result(
         attempt=max(1, len(lost)),
         outcome="error",
         error=TrialError(category=category, message=message, phase="internal"),
+        usage=usage,
         paths={"trial_dir": trial_dir.relative_to(run.run_dir).as_posix()},
         started_at=now,
         finished_at=now,

@@ -247,6 +247,37 @@ def test_two_drivers_with_one_run_id_do_not_collide_and_leave_the_nodes_clean(
     assert _session_dirs(two_nodes, "same") == []
 
 
+def test_the_model_calls_of_an_attempt_lost_with_its_worker_are_counted(
+    two_nodes: dict[str, str], tmp_path: Path
+) -> None:
+    """A builtin trial's worker is killed after its first model call (during a 5 s tool call): the retry
+    solves it, and the lost attempt's call, read from its node's gateway record, is in the trial's usage."""
+    script = tmp_path / "slow.yaml"
+    script.write_text(SLOW_SUM.replace("sleep 2;", "sleep 5;"))
+    task = REPO / "tests" / "fixtures" / "tasks_sandbox" / "selfgen-sum"
+    args = [str(task), "--agent", "builtin", "--model", f"scripted/{script}", "--conditions", "none"]
+    args += ["--out", str(tmp_path), "--run-id", "lost", "--executor", "ray", "--ray-address", two_nodes["address"]]
+    driver = _driver(args, two_nodes)
+    deadline = time.monotonic() + 240
+    called: list[Path] = []
+    while not called and time.monotonic() < deadline and driver.poll() is None:
+        time.sleep(0.2)
+        logs = [
+            p for key in ("head_dir", "second_dir") for p in Path(two_nodes[key]).glob("runs/lost-*/trials/*/*.jsonl")
+        ]
+        called = [p for p in logs if p.name == "gateway.jsonl" and p.read_text().strip()]
+    pids = _worker_pids()
+    assert called and len(pids) == 1, "the trial made no model call"
+    os.kill(pids[0], signal.SIGKILL)
+    _, err = driver.communicate(timeout=600)
+    assert driver.returncode == 0, err.decode()[-3000:]
+    (result,) = _results(tmp_path / "lost")
+    assert (result["outcome"], result["attempt"]) == ("solved", 2), result["error"]
+    (lost,) = json.loads((tmp_path / "lost" / result["paths"]["trial_dir"] / "lost-attempts.json").read_text())
+    assert lost["usage"]["calls"] == 1 and lost["usage"]["input_tokens"] > 0
+    assert result["usage"]["calls"] == 3  # the retry's two calls and the lost attempt's one
+
+
 def test_harness_trials_run_only_on_the_nodes_that_have_the_harness(two_nodes: dict[str, str], tmp_path: Path) -> None:
     """The second node has no Claude Code: the pre-flight on every node sees it, and every claude-code trial
     runs on the head node (none fails on the other as an internal error), although at one CPU per trial the
