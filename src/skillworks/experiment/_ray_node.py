@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from skillworks.agents.base import Agent
+from skillworks.experiment._node_cache import evict, limits_from_env, touch
 from skillworks.experiment.plan import TrialSpec
 from skillworks.experiment.spec import ExperimentSpec
 from skillworks.experiment.trial import TrialEnvironment, TrialGateway, run_trial
@@ -83,6 +84,8 @@ class ShippedTree:
     def materialise(self) -> Path:
         dest = node_root() / "cache" / self.key
         if dest.is_dir():
+            with contextlib.suppress(OSError):
+                touch(dest)  # used now: not evicted while trials use it
             return dest
         dest.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f"{self.key}.tmp-", dir=dest.parent))
@@ -167,7 +170,9 @@ def probe_node(run: RunShipment) -> dict[str, Any]:
                 found[cfg.label] = " ".join(str(exc).split())[:300] or type(exc).__name__
         return found
 
-    return {"host": socket.gethostname(), "agents": asyncio.run(probe())}
+    max_age, max_bytes = limits_from_env()  # once per session and node: the node's cache is pruned
+    evicted = evict(node_root() / "cache", max_age, max_bytes)
+    return {"host": socket.gethostname(), "agents": asyncio.run(probe()), "evicted": evicted}
 
 
 def lost_attempt_usage(run: RunShipment, trial_id: str) -> dict[str, Any] | None:
