@@ -130,6 +130,22 @@ ResponseCacheDir = Annotated[
     Path | None,
     typer.Option("--cache", help="serve identical model calls from DIR across runs (and store new answers there)"),
 ]
+Replay = Annotated[
+    Path | None,
+    typer.Option(
+        "--replay",
+        metavar="RUN_DIR",
+        help="run a recorded run's trials again with every model call answered from its recording "
+        "(no provider, no cost); writes a new run dir with replay.json",
+    ),
+]
+RecordBodies = Annotated[
+    bool,
+    typer.Option(
+        "--record-bodies/--no-record-bodies",
+        help="keep every model answer in the trials' gateway.jsonl (what --replay serves); off for privacy",
+    ),
+]
 MaxTrialTokens = Annotated[
     int | None,
     typer.Option(min=1, help="a trial using more tokens (in + out) fails with failure mode token_budget"),
@@ -312,6 +328,8 @@ def register(app: typer.Typer) -> None:
         max_output_tokens: MaxOutputTokens = None,
         max_reasoning_effort: MaxReasoningEffort = None,
         cache: ResponseCacheDir = None,
+        replay: Replay = None,
+        record_bodies: RecordBodies = True,
         keep_workspace: Annotated[
             bool, typer.Option(help="save each trial's final workspace (trials/<id>/workspace): what regrade grades")
         ] = False,
@@ -347,7 +365,9 @@ def register(app: typer.Typer) -> None:
             raise UserError("--retry-errors needs --resume RUN_DIR (it runs a recorded run's errored trials again)")
         refused: list[str] = []
         check_fail_on(fail_on)
-        if resume is not None:
+        if replay is not None:
+            spec, loaded, run_dir = _replay_spec(ctx, replay, out, run_id, executor, concurrency)
+        elif resume is not None:
             given = _given_on_command_line(ctx, keep={"resume", "concurrency", *_EXECUTOR_FLAGS, *_CAMPAIGN_FLAGS})
             if given:
                 raise UserError(f"--resume continues the run as it was planned; drop {', '.join(given)}")
@@ -440,12 +460,15 @@ def register(app: typer.Typer) -> None:
                 from skillworks.gateway.limits import PLAN_KEY
 
                 spec.extra[PLAN_KEY] = call_limits
+            if not record_bodies:
+                spec.extra["record_bodies"] = False
         if dry_run:
             _print_plan(spec, console, pilot)
             return
         if pilot is not None:
             raise UserError("--pilot is for --dry-run (the estimate of a planned run)")
-        check_models_configured((a.model, a.api_base) for a in spec.agents)  # before any run dir exists
+        if replay is None:  # a replay asks no provider: it needs no key
+            check_models_configured((a.model, a.api_base) for a in spec.agents)  # before any run dir exists
         # where trials run is not part of the plan: it may change on --resume
         run_executor = _executor(executor, ray_address, ray_retries, ray_cpus_per_trial)
         spec.extra["executor"] = {"name": executor}
@@ -487,10 +510,60 @@ def register(app: typer.Typer) -> None:
         for name, path in sorted(files.items()):
             console.print(f"  {name}: {path}", markup=False, highlight=False, soft_wrap=True)
         _report_stop(console, outcome, run_dir)
+        if replay is not None:
+            _report_replay(console, replay, run_dir, outcome)
         if refused:
             console.print(f"{len(refused)} task(s) refused (task errors above); the others ran", soft_wrap=True)
             raise typer.Exit(1)
         _exit_on_results(run_dir, fail_on, console)
+
+
+def _replay_spec(
+    ctx: typer.Context, source: Path, out: Path, run_id: str | None, executor: str, concurrency: int
+) -> tuple[Any, list[Any], Path]:
+    """The replay run's spec, tasks and run dir (`--replay RUN_DIR`): the recorded plan, a new run id."""
+    from skillworks.experiment.replay import replay_plan
+    from skillworks.experiment.store import check_run_id
+
+    given = _given_on_command_line(ctx, keep={"replay", "out", "run_id", "concurrency", "fail_on", *_CAMPAIGN_FLAGS})
+    given = [g for g in given if g not in ("--executor",)]
+    if given:
+        raise UserError(f"--replay runs the recorded run's plan; drop {', '.join(given)}")
+    if executor != "local":
+        raise UserError("--replay runs on this machine (its gateway reads the recording): drop --executor")
+    rid = check_run_id(run_id) if run_id is not None else f"{source.resolve().name}-replay-{secrets.token_hex(3)}"
+    spec, loaded = replay_plan(source, rid)
+    if _from_command_line(ctx, "concurrency"):
+        spec = spec.model_copy(update={"concurrency": concurrency})
+    return spec, loaded, out / rid
+
+
+def _report_replay(console: Any, source: Path, run_dir: Path, outcome: RunOutcome) -> None:
+    """How many trials the replay reproduced; exit 1 when the recording could not answer a trial."""
+    from skillworks.experiment.replay import REPLAY_ERRORS, compare_replay
+
+    report = compare_replay(source, run_dir, outcome.results)
+    console.print(
+        f"replay: {report.reproduced} of {len(report.trials)} trial(s) reproduced their recorded trajectory "
+        f"(session id and timestamps masked) and reward; see {run_dir / 'replay.json'}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+    for t in report.trials:
+        if not t.reproduced:
+            console.print(
+                f"  {t.trial_id}: trajectory {t.trajectory}, reward {t.reward_recorded} -> {t.reward_replayed}"
+                + (f" ({t.error})" if t.error else ""),
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
+    diverged = [r for r in outcome.results if r.error is not None and r.error.category in REPLAY_ERRORS]
+    if diverged:
+        assert diverged[0].error is not None
+        console.print(f"failed: {diverged[0].error.message}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
 
 
 def _named(exc: OSError, run_dir: Path) -> OSError:

@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from skillworks.agents.base import Agent
+from skillworks.experiment._node_cache import evict, limits_from_env, touch
 from skillworks.experiment.plan import TrialSpec
 from skillworks.experiment.spec import ExperimentSpec
 from skillworks.experiment.trial import TrialEnvironment, TrialGateway, run_trial
@@ -46,8 +47,14 @@ def node_root() -> Path:
     return root
 
 
-def gateway_actor_name(run_id: str, node_id: str) -> str:
-    return f"gateway-{run_id}-{node_id[:16]}"
+def gateway_actor_name(run_id: str, nonce: str, node_id: str) -> str:
+    """Scoped by the driver's nonce: two drivers of one run id never share (or stop) each other's gateways."""
+    return f"gateway-{run_id}-{nonce}-{node_id[:16]}"
+
+
+def node_run_dir(run: RunShipment) -> Path:
+    """This node's dir for the trials of one driver's session of a run (removed when the session ends)."""
+    return node_root() / "runs" / f"{run.spec.run_id}-{run.nonce}"
 
 
 # ----------------------------------------------------------------------------------- shipping files
@@ -77,6 +84,8 @@ class ShippedTree:
     def materialise(self) -> Path:
         dest = node_root() / "cache" / self.key
         if dest.is_dir():
+            with contextlib.suppress(OSError):
+                touch(dest)  # used now: not evicted while trials use it
             return dest
         dest.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f"{self.key}.tmp-", dir=dest.parent))
@@ -121,6 +130,7 @@ class RunShipment:
     keep_workspace: bool
     scripts: dict[str, str] = field(default_factory=dict)  # scripted model -> script text
     tracker: Any = None  # ActorHandle of _RunTracker
+    nonce: str = "0"  # one per driver session: scopes actor names and node dirs
 
 
 @dataclass
@@ -129,11 +139,11 @@ class TrialReturn:
     archive: bytes  # the trial dir
 
 
-_AGENTS: dict[tuple[str, str], Agent] = {}  # (run id, agent label) -> agent, per worker process
+_AGENTS: dict[tuple[str, str, str], Agent] = {}  # (run id, nonce, agent label) -> agent, per worker process
 
 
 async def _agent_for(run: RunShipment, label: str) -> Agent:
-    key = (run.spec.run_id, label)
+    key = (run.spec.run_id, run.nonce, label)
     if key not in _AGENTS:
         from skillworks.agents.registry import create_agent
 
@@ -144,6 +154,59 @@ async def _agent_for(run: RunShipment, label: str) -> Agent:
             await preflight()
         _AGENTS[key] = agent
     return _AGENTS[key]
+
+
+def probe_node(run: RunShipment) -> dict[str, Any]:
+    """The pre-flight of one node (a Ray task pinned to it): for each agent of the run, None when it can run
+    here, else why not (e.g. the harness CLI is not installed on this node)."""
+
+    async def probe() -> dict[str, str | None]:
+        found: dict[str, str | None] = {}
+        for cfg in run.spec.agents:
+            try:
+                await _agent_for(run, cfg.label)
+                found[cfg.label] = None
+            except Exception as exc:  # a UserError of the preflight, or anything else: this node cannot
+                found[cfg.label] = " ".join(str(exc).split())[:300] or type(exc).__name__
+        return found
+
+    max_age, max_bytes = limits_from_env()  # once per session and node: the node's cache is pruned
+    evicted = evict(node_root() / "cache", max_age, max_bytes)
+    return {"host": socket.gethostname(), "agents": asyncio.run(probe()), "evicted": evicted}
+
+
+def lost_attempt_usage(run: RunShipment, trial_id: str) -> dict[str, Any] | None:
+    """What a trial whose worker died used, from the gateway.jsonl its node's gateway wrote (a Ray task pinned
+    to that node, before the trial is retried); None when there is no record. The node's gateway closes the
+    dead attempt's channel first, so a retry on this node can open the trial again."""
+    from skillworks.gateway import usage_totals
+
+    async def close() -> None:
+        try:
+            actor = ray.get_actor(gateway_actor_name(run.spec.run_id, run.nonce, _node_id()), namespace=NAMESPACE)
+        except ValueError:
+            return
+        for cfg in run.spec.agents:
+            if cfg.model is not None:
+                await actor.close_trial.remote(cfg.model, cfg.api_base, trial_id)
+
+    with contextlib.suppress(Exception):
+        asyncio.run(close())
+    log = node_run_dir(run) / "trials" / trial_id / "gateway.jsonl"
+    if not log.is_file():
+        return None
+    return usage_totals(log).model_dump()
+
+
+def _node_id() -> str:
+    return str(ray.get_runtime_context().get_node_id())
+
+
+def clean_node(run: RunShipment) -> bool:
+    """Remove what one driver session of the run left on this node (a Ray task pinned to it)."""
+    path = node_run_dir(run)
+    shutil.rmtree(path, ignore_errors=True)
+    return not path.exists()
 
 
 def run_trial_on_node(run: RunShipment, spec: TrialSpec) -> TrialReturn:
@@ -163,7 +226,7 @@ async def _run_on_node(run: RunShipment, spec: TrialSpec, node_id: str) -> Trial
         siblings=tuple(rebase(s, moves) for s in run.skill_set.siblings),
     )
     spec = replace(spec, task=task)
-    run_dir = node_root() / "runs" / run.spec.run_id
+    run_dir = node_run_dir(run)
     trial_dir = run_dir / "trials" / spec.trial_id
     shutil.rmtree(trial_dir, ignore_errors=True)  # what an earlier, lost attempt left on this node
     agent = await _agent_for(run, spec.agent.label)
@@ -191,7 +254,10 @@ async def _run_on_node(run: RunShipment, spec: TrialSpec, node_id: str) -> Trial
         result = await run_trial(spec, tenv)
     # where the trial ran, for the person reading the run dir (and to retry a lost trial elsewhere)
     (trial_dir / "ray-node.json").write_text(
-        json.dumps({"node_id": node_id, "host": socket.gethostname(), "pid": os.getpid()}, indent=2)
+        json.dumps(
+            {"node_id": node_id, "host": socket.gethostname(), "pid": os.getpid(), "node_dir": str(node_root())},
+            indent=2,
+        )
     )
     try:
         return TrialReturn(result.model_dump_json(), pack_tree(trial_dir))
@@ -206,14 +272,14 @@ def _node_gateway(run: RunShipment, node_id: str) -> Any:
     """This node's gateway actor: the driver starts one per node at the start of the run; a node that
     joined later gets one here (detached, removed by the driver at the end of the run)."""
     try:
-        return ray.get_actor(gateway_actor_name(run.spec.run_id, node_id), namespace=NAMESPACE)
+        return ray.get_actor(gateway_actor_name(run.spec.run_id, run.nonce, node_id), namespace=NAMESPACE)
     except ValueError:
         return start_node_gateway(run, node_id, detached=True)
 
 
 def start_node_gateway(run: RunShipment, node_id: str, *, detached: bool = False) -> Any:
     return NodeGateway.options(  # type: ignore[attr-defined]
-        name=gateway_actor_name(run.spec.run_id, node_id),
+        name=gateway_actor_name(run.spec.run_id, run.nonce, node_id),
         namespace=NAMESPACE,
         get_if_exists=True,
         lifetime="detached" if detached else None,
@@ -250,7 +316,8 @@ class NodeGateway:
 
     def __init__(self, scripts: dict[str, str], plan_extra: dict[str, Any] | None = None) -> None:
         self._scripts = scripts
-        self._plan_extra = plan_extra or {}  # the run's limits: the trial token budget, what one call may ask
+        # the run's limits (the trial token budget, what one call may ask) and whether answers are recorded
+        self._plan_extra = plan_extra or {}
         self._gateways: dict[tuple[str, str | None], Any] = {}
         self._dir = Path(tempfile.mkdtemp(prefix="sw-raygw-", dir=node_root()))
 
@@ -270,6 +337,7 @@ class NodeGateway:
                 socket_dir=self._dir / f"sockets-{len(self._gateways)}",
                 trial_token_budget=self._plan_extra.get("trial_token_budget"),
                 call_limits=CallLimits.from_plan(self._plan_extra),
+                record_bodies=bool(self._plan_extra.get("record_bodies", True)),
             )
             gateway.model = model  # recorded as the run names it, not as this node's copy of a script
             await gateway.start()

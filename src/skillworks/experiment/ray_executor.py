@@ -13,7 +13,11 @@
   container backend's own cache).
 - Ctrl-C cancels the remote trials (their sandboxes are torn down on the nodes). A trial whose worker
   or node dies is retried `retries` times, on another node when there is one; the lost attempts are
-  kept in the trial dir (`lost-attempts.json`) and the trial is recorded once, with its `attempt`.
+  kept in the trial dir (`lost-attempts.json`, with the usage its node's gateway recorded, which is added to
+  the trial's usage) and the trial is recorded once, with its `attempt`.
+- Before any trial, every agent's pre-flight runs on every node (`_ray_node.probe_node`): an agent no node can
+  run refuses the run, one only some can run is pinned to those. Actor names and node dirs carry a nonce per
+  driver session; the session's node dirs are removed on every node at its end.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
+import secrets
 import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -32,10 +38,11 @@ from typing import Any
 from skillworks.errors import UserError
 from skillworks.experiment.executor import RunContext, TrialRunner
 from skillworks.experiment.plan import TrialSpec
-from skillworks.results import TrialError, TrialResult
+from skillworks.results import TrialError, TrialResult, Usage
 
 RESOURCE_FOR_ENV = {"local": "skillworks_local", "container": "skillworks_container"}
 NODE_CAPACITY = 1000  # units of the sandbox resource a node advertises: trials are bounded by CPU/memory
+_PREFLIGHT_SEC = 300.0  # a node's pre-flight (an agent CLI's version check) may be slow on a busy node
 
 
 def _require_ray() -> Any:
@@ -74,6 +81,8 @@ class RayExecutor:
         self.retries = max(0, retries)
         self.cpus_per_trial = cpus_per_trial
         self.num_cpus = num_cpus  # only for a cluster started here
+        self._allowed: dict[str, set[str] | None] = {}  # by agent label: the nodes that passed its pre-flight
+        self._load: dict[str, int] = {}  # trials pinned to each node now
 
     @asynccontextmanager
     async def session(self, run: RunContext) -> AsyncIterator[TrialRunner]:
@@ -112,18 +121,24 @@ class RayExecutor:
                 keep_workspace=run.keep_workspace,
                 scripts=_scripts(run),
                 tracker=node.RunTracker.options(num_cpus=0).remote(),  # type: ignore[attr-defined]
+                nonce=secrets.token_hex(4),
             )
             shipment_ref = ray.put(shipment)
-            gateways = [node.start_node_gateway(shipment, n) for n in nodes] if _needs_gateways(run) else []
+            gateways: list[Any] = []
             remote = ray.remote(node.run_trial_on_node)
-
-            async def one(spec: TrialSpec) -> TrialResult:
-                return await self._run_one(ray, node, remote, shipment, shipment_ref, resource, spec, run)
-
             try:
+                self._allowed = await _preflight_nodes(ray, node, shipment_ref, nodes, run)
+                self._load = dict.fromkeys(nodes, 0)
+                if _needs_gateways(run):
+                    gateways = [node.start_node_gateway(shipment, n) for n in nodes]
+
+                async def one(spec: TrialSpec) -> TrialResult:
+                    return await self._run_one(ray, node, remote, shipment, shipment_ref, resource, spec, run)
+
                 yield one
             finally:
-                await _stop_gateways(ray, node, run.spec.run_id, gateways)
+                await _stop_gateways(ray, node, shipment, gateways)
+                await _clean_nodes(ray, node, shipment_ref, _capable_nodes(ray, resource))
         finally:
             if started_here:
                 ray.shutdown()
@@ -171,8 +186,12 @@ class RayExecutor:
         options = self._trial_options(spec.task, resource)
         lost: list[dict[str, Any]] = []
         exclude: set[str] = set()
+        allowed = self._allowed.get(spec.agent.label)  # None: every node can run this agent
         while True:
-            ref = remote.options(**options, **_placement(ray, resource, exclude)).remote(shipment_ref, spec)
+            placement, pinned = _placement(ray, resource, exclude, allowed, self._load)
+            ref = remote.options(**options, **placement).remote(shipment_ref, spec)
+            if pinned is not None:
+                self._load[pinned] = self._load.get(pinned, 0) + 1
             try:
                 ret = await ref
             except asyncio.CancelledError:
@@ -181,7 +200,7 @@ class RayExecutor:
                     await asyncio.wait_for(asyncio.shield(_settled(ref)), timeout=60)
                 raise
             except ray.exceptions.RayTaskError as exc:  # run_trial records its own errors: a bug
-                return _error_result(spec, run, "internal_error", f"trial task failed: {exc}", lost)
+                return _error_result(spec, run, "internal_error", f"trial task failed: {_plain(str(exc))}", lost)
             except ray.exceptions.RayError as exc:  # worker or node lost
                 starts = await shipment.tracker.starts.remote(spec.trial_id)
                 where = starts[-1] if len(starts) > len(lost) else (None, None)
@@ -190,8 +209,10 @@ class RayExecutor:
                         "attempt": len(lost) + 1,
                         "node_id": where[0],
                         "pid": where[1],
-                        "error": f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
+                        "error": f"{type(exc).__name__}: {_plain(str(exc).splitlines()[0]) if str(exc) else ''}",
                         "at": datetime.now(UTC).isoformat(),
+                        # what the lost attempt used, from its node's gateway record (None: the node is gone)
+                        "usage": await _lost_usage(ray, node, shipment_ref, where[0], spec.trial_id),
                     }
                 )
                 if where[0]:
@@ -199,6 +220,9 @@ class RayExecutor:
                 if len(lost) > self.retries:
                     return _error_result(spec, run, "worker_lost", lost[-1]["error"], lost)
                 continue
+            finally:
+                if pinned is not None:
+                    self._load[pinned] -= 1
             return await _land(node, ret, spec, run, lost)
 
 
@@ -206,16 +230,97 @@ def _capable_nodes(ray: Any, resource: str) -> list[str]:
     return [n["NodeID"] for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get(resource, 0) > 0]
 
 
-def _placement(ray: Any, resource: str, exclude: set[str]) -> dict[str, Any]:
-    """A retry goes to another capable node when there is one (else wherever Ray places it)."""
-    if not exclude:
-        return {}
+def _placement(
+    ray: Any, resource: str, exclude: set[str], allowed: set[str] | None, load: dict[str, int]
+) -> tuple[dict[str, Any], str | None]:
+    """Where a trial goes, and the node it is pinned to (if any). A trial of an agent only some nodes can run
+    (the pre-flight) is pinned to the least loaded of those; a retry goes to another capable node when there
+    is one (else wherever Ray places it)."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+    if allowed is not None:
+        alive = set(_capable_nodes(ray, resource))
+        choice = [n for n in allowed if n in alive and n not in exclude] or [n for n in allowed if n in alive]
+        if not choice:
+            raise UserError("no node of the Ray cluster that passed the pre-flight for this agent is alive")
+        pick = min(choice, key=lambda n: (load.get(n, 0), n))
+        return {"scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=pick, soft=False)}, pick
+    if not exclude:
+        return {}, None
     others = [n for n in _capable_nodes(ray, resource) if n not in exclude]
     if not others:
-        return {}
-    return {"scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=others[0], soft=True)}
+        return {}, None
+    return {"scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=others[0], soft=True)}, None
+
+
+def _pinned(node_id: str) -> dict[str, Any]:
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    return {"num_cpus": 0, "scheduling_strategy": NodeAffinitySchedulingStrategy(node_id=node_id, soft=False)}
+
+
+async def _preflight_nodes(
+    ray: Any, node: Any, shipment_ref: Any, nodes: list[str], run: RunContext
+) -> dict[str, set[str] | None]:
+    """Run every agent's pre-flight on every capable node before any trial is placed. By agent label: None
+    when every node passed, else the nodes that did. An agent no node can run refuses the run, naming each
+    node and why."""
+    probe = ray.remote(node.probe_node)
+    refs = [probe.options(**_pinned(n)).remote(shipment_ref) for n in nodes]
+    try:
+        found = await asyncio.wait_for(asyncio.gather(*refs), timeout=_PREFLIGHT_SEC)
+    except TimeoutError:
+        raise UserError(f"the nodes' pre-flight did not finish within {_PREFLIGHT_SEC:g}s") from None
+    allowed: dict[str, set[str] | None] = {}
+    for cfg in run.spec.agents:
+        ok = {n for n, f in zip(nodes, found, strict=True) if f["agents"].get(cfg.label) is None}
+        if not ok:
+            why = "; ".join(
+                f"node {n[:12]} ({f['host']}): {f['agents'][cfg.label]}" for n, f in zip(nodes, found, strict=True)
+            )
+            raise UserError(f"agent {cfg.label} cannot run on any node of the Ray cluster: {why}")
+        allowed[cfg.label] = None if len(ok) == len(nodes) else ok
+    return allowed
+
+
+async def _lost_usage(ray: Any, node: Any, shipment_ref: Any, node_id: str | None, trial_id: str) -> Any:
+    if node_id is None or not any(n["NodeID"] == node_id and n.get("Alive") for n in ray.nodes()):
+        return None
+    task = ray.remote(node.lost_attempt_usage)
+    try:
+        return await asyncio.wait_for(task.options(**_pinned(node_id)).remote(shipment_ref, trial_id), timeout=60)
+    except Exception:  # the node died meanwhile, or the record is unreadable: unknown, not zero
+        return None
+
+
+def with_lost_usage(usage: Usage, lost: list[dict[str, Any]]) -> Usage:
+    """A trial's usage with what its lost attempts used added (those whose node could still tell)."""
+    recovered = [Usage.model_validate(e["usage"]) for e in lost if e.get("usage")]
+    if not recovered:
+        return usage
+    return usage.model_copy(
+        update={
+            "source": "gateway" if usage.source == "none" else usage.source,
+            "input_tokens": usage.input_tokens + sum(u.input_tokens for u in recovered),
+            "output_tokens": usage.output_tokens + sum(u.output_tokens for u in recovered),
+            "cached_tokens": usage.cached_tokens + sum(u.cached_tokens for u in recovered),
+            "cost_usd": round(usage.cost_usd + sum(u.cost_usd for u in recovered), 10),
+            "calls": usage.calls + sum(u.calls for u in recovered),
+        }
+    )
+
+
+async def _clean_nodes(ray: Any, node: Any, shipment_ref: Any, nodes: list[str]) -> None:
+    """Remove this session's node dirs (trial dirs of cancelled or lost trials) on every node still alive."""
+    clean = ray.remote(node.clean_node)
+    refs = [clean.options(**_pinned(n)).remote(shipment_ref) for n in nodes]
+    with contextlib.suppress(BaseException):
+        await asyncio.wait_for(asyncio.gather(*refs, return_exceptions=True), timeout=60)
+
+
+def _plain(text: str) -> str:
+    """A message without terminal colour codes (Ray's task errors carry them)."""
+    return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text)
 
 
 async def _settled(ref: Any) -> None:
@@ -256,12 +361,14 @@ def _ship_trees(ray: Any, node: Any, run: RunContext) -> list[Any]:
     ]
 
 
-async def _stop_gateways(ray: Any, node: Any, run_id: str, started: list[Any]) -> None:
-    """Stop the gateways this run started, and those nodes that joined later started for themselves."""
+async def _stop_gateways(ray: Any, node: Any, shipment: Any, started: list[Any]) -> None:
+    """Stop the gateways this session started, and those nodes that joined later started for themselves
+    (only this driver's: the names carry its nonce)."""
     handles = list(started)
+    prefix = f"gateway-{shipment.spec.run_id}-{shipment.nonce}-"
     with contextlib.suppress(Exception):
         for entry in ray.util.list_named_actors(all_namespaces=True):
-            if entry.get("namespace") == node.NAMESPACE and entry["name"].startswith(f"gateway-{run_id}-"):
+            if entry.get("namespace") == node.NAMESPACE and entry["name"].startswith(prefix):
                 handles.append(ray.get_actor(entry["name"], namespace=node.NAMESPACE))
     for handle in handles:
         with contextlib.suppress(Exception):
@@ -279,7 +386,7 @@ async def _land(node: Any, ret: Any, spec: TrialSpec, run: RunContext, lost: lis
     result: TrialResult = node.result_from(ret)
     if lost:
         _write_lost(trial_dir, lost)
-        result = result.model_copy(update={"attempt": len(lost) + 1})
+        result = result.model_copy(update={"attempt": len(lost) + 1, "usage": with_lost_usage(result.usage, lost)})
     if run.post_trial is not None:
         result = await run.post_trial(spec, result, trial_dir)
     return result
@@ -298,6 +405,7 @@ def _error_result(
     if lost:
         _write_lost(trial_dir, lost)
     now = datetime.now(UTC)
+    usage = with_lost_usage(Usage(), lost)
     return TrialResult(
         trial_id=spec.trial_id,
         run_id=run.spec.run_id,
@@ -311,6 +419,7 @@ def _error_result(
         attempt=max(1, len(lost)),
         outcome="error",
         error=TrialError(category=category, message=message, phase="internal"),
+        usage=usage,
         paths={"trial_dir": trial_dir.relative_to(run.run_dir).as_posix()},
         started_at=now,
         finished_at=now,

@@ -11,7 +11,7 @@ import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -84,7 +84,7 @@ def _make_gateways(spec: ExperimentSpec, agents: dict[str, Agent], cache_dir: Pa
     needed = [cfg for cfg in spec.agents if agents[cfg.label].needs_model]
     if not needed:
         return {}
-    from skillworks.gateway import CallLimits, Gateway
+    from skillworks.gateway import Gateway
 
     by_key: dict[tuple[str, str | None], Gateway] = {}
     for cfg in needed:
@@ -92,15 +92,23 @@ def _make_gateways(spec: ExperimentSpec, agents: dict[str, Agent], cache_dir: Pa
             raise UserError(f"agent {cfg.name} needs a model: pass --model provider/name")
         key = (cfg.model, cfg.api_base)
         if key not in by_key:
-            budget = spec.extra.get("trial_token_budget")
-            by_key[key] = Gateway(
-                model=cfg.model,
-                api_base=cfg.api_base,
-                trial_token_budget=budget,
-                cache_dir=cache_dir,
-                call_limits=CallLimits.from_plan(spec.extra),
-            )
+            by_key[key] = Gateway(model=cfg.model, api_base=cfg.api_base, cache_dir=cache_dir, **gateway_options(spec))
     return {cfg.label: by_key[(cfg.model or "", cfg.api_base)] for cfg in needed}
+
+
+def gateway_options(spec: ExperimentSpec) -> dict[str, Any]:
+    """What the plan says about every gateway of the run (also the Ray nodes' gateways): the per-trial token
+    budget, what one model call may ask for, whether answers are recorded in full, and, for a replay, the
+    recorded run that answers."""
+    from skillworks.gateway import CallLimits
+
+    replay_of = spec.extra.get("replay_of")
+    return {
+        "trial_token_budget": spec.extra.get("trial_token_budget"),
+        "call_limits": CallLimits.from_plan(spec.extra),
+        "record_bodies": bool(spec.extra.get("record_bodies", True)),
+        "replay_from": Path(replay_of) / "trials" if isinstance(replay_of, str) else None,
+    }
 
 
 async def run_experiment(

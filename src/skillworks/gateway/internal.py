@@ -28,6 +28,8 @@ ErrorClass = Literal[
     "not_found",
     "cancelled",
     "token_budget",
+    "replay_mismatch",
+    "replay_exhausted",
 ]
 
 # HTTP status the gateway answers the client with, per error class.
@@ -45,6 +47,9 @@ ERROR_STATUS: dict[str, int] = {
     "not_found": 404,
     "cancelled": 499,  # the trial was closed while the call was in flight
     "token_budget": 400,  # the trial used up its token budget: not worth a client retry
+    # `run --replay`: the agent asked what the recording does not hold (a configuration problem: no retry)
+    "replay_mismatch": 400,
+    "replay_exhausted": 400,
 }
 
 
@@ -141,6 +146,22 @@ class ModelResponse:
         if self.reasoning_items:
             return self.reasoning_items
         return [ReasoningItem(text=self.reasoning)] if self.reasoning else []
+
+
+def response_from_dict(data: dict[str, Any]) -> ModelResponse:
+    """A ModelResponse from its `dataclasses.asdict` form (a cache entry, a recorded call). Raises
+    ValueError/TypeError on unknown keys or a wrong shape."""
+    fields = set(ModelResponse.__dataclass_fields__)
+    if not isinstance(data, dict) or not set(data) <= fields:
+        raise ValueError(f"unknown keys {sorted(set(data) - fields) if isinstance(data, dict) else data!r}")
+    return ModelResponse(
+        **{
+            **data,
+            "tool_calls": [ToolCall(**c) for c in data.get("tool_calls", [])],
+            "usage": TokenUsage(**data.get("usage", {})),
+            "reasoning_items": [ReasoningItem(**r) for r in data.get("reasoning_items", [])],
+        }
+    )
 
 
 class GatewayError(Exception):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -21,12 +21,12 @@ Wire = Literal[
     "unknown",
     "gemini_generate",
 ]
-CostSource = Literal["provider", "litellm_price_table", "script", "none"]
+CostSource = Literal["provider", "litellm_price_table", "script", "replay", "none"]
 
 # Wire formats whose calls are model calls (counted in usage totals).
 MODEL_WIRES: frozenset[str] = frozenset({"openai_chat", "openai_responses", "anthropic_messages", "gemini_generate"})
 # Script errors make a harness check fail even if a later call succeeded.
-_ALWAYS_FATAL = frozenset({"script_exhausted", "script_mismatch"})
+_ALWAYS_FATAL = frozenset({"script_exhausted", "script_mismatch", "replay_mismatch", "replay_exhausted"})
 
 
 class GatewayCall(BaseModel):
@@ -70,6 +70,20 @@ class GatewayCall(BaseModel):
     clamped: list[Clamp] = Field(
         default_factory=list,
         description="what the gateway lowered to the run's limits before forwarding (max_tokens, reasoning_effort)",
+    )
+    request_sha256: str | None = Field(
+        default=None,
+        description="digest of the canonical request (model, messages, tools, settings): what replay matches",
+    )
+    request_parts: list[str] | None = Field(
+        default=None,
+        description="short digests of the request's parts: settings, tools, then each message (to name where a "
+        "replayed request diverges)",
+    )
+    response: dict[str, Any] | None = Field(
+        default=None,
+        description="the answer in the gateway's internal form (what `run --replay` serves); absent when the run "
+        "was made with --no-record-bodies",
     )
 
     @property

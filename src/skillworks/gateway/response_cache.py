@@ -12,10 +12,9 @@ import logging
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from skillworks.errors import UserError
-from skillworks.gateway.internal import ModelRequest, ModelResponse, ReasoningItem, TokenUsage, ToolCall
+from skillworks.gateway.internal import ModelRequest, ModelResponse, response_from_dict
 
 log = logging.getLogger(__name__)
 
@@ -25,20 +24,6 @@ def request_key(model: str, request: ModelRequest) -> str:
     body.pop("stream", None)
     text = json.dumps({"model": model, "request": body}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _response(data: dict[str, Any]) -> ModelResponse:
-    fields = {f.name for f in dataclasses.fields(ModelResponse)}
-    if not set(data) <= fields:
-        raise ValueError(f"unknown keys {sorted(set(data) - fields)}")
-    return ModelResponse(
-        **{
-            **data,
-            "tool_calls": [ToolCall(**c) for c in data.get("tool_calls", [])],
-            "usage": TokenUsage(**data.get("usage", {})),
-            "reasoning_items": [ReasoningItem(**r) for r in data.get("reasoning_items", [])],
-        }
-    )
 
 
 class ResponseCache:
@@ -56,7 +41,7 @@ class ResponseCache:
         if not path.is_file():
             return None
         try:
-            response = _response(json.loads(path.read_text(encoding="utf-8")))
+            response = response_from_dict(json.loads(path.read_text(encoding="utf-8")))
         except (ValueError, TypeError, UnicodeDecodeError) as exc:  # a damaged entry is a miss, not a crash
             log.warning("response cache: ignoring %s: %s", path, exc)
             return None

@@ -109,10 +109,16 @@ class Gateway:
         down_cooldown_sec: float = DOWN_COOLDOWN_SEC,
         cache_dir: Path | None = None,
         call_limits: CallLimits | None = None,
+        record_bodies: bool = True,
+        replay_from: Path | None = None,
     ) -> None:
         self.model = model
         self.call_limits = call_limits or CallLimits()  # what one call may ask for (limits.py)
-        self.cache = ResponseCache(cache_dir) if cache_dir is not None else None
+        # every answer is recorded in gateway.jsonl in full (what `run --replay` serves) unless turned off
+        self.record_bodies = record_bodies
+        # `run --replay`: answers come from the recorded run's trials dir; no cache, one attempt per call
+        self.replay_from = replay_from
+        self.cache = ResponseCache(cache_dir) if cache_dir is not None and replay_from is None else None
         self.trial_token_budget = trial_token_budget
         # the provider is "known down" for `down_cooldown_sec` after a call failed after all its retries with
         # one of _DOWN_CLASSES: then a call makes one attempt (no retries), and a trial that already saw such a
@@ -124,7 +130,12 @@ class Gateway:
         self.retry = retry or RetryPolicy()
         self.tcp_port = tcp_port
         self.backend: Backend
-        if model.startswith("scripted/"):
+        if replay_from is not None:
+            from skillworks.gateway.replay import ReplayBackend
+
+            self.backend = ReplayBackend(replay_from, model)
+            self.retry = dataclasses.replace(self.retry, max_attempts=1)
+        elif model.startswith("scripted/"):
             self.backend = ScriptedBackend(model.removeprefix("scripted/"))
         else:
             self.backend = LiteLLMBackend(model, api_base, timeout_sec=self.retry.timeout_sec)
@@ -355,6 +366,7 @@ class Gateway:
                 body=body,
                 attempts=len(failed_attempts) + 1,
                 clamped=clamped,
+                request=req,
             )
             if err.error_class == "cancelled":  # the prompt went out: its tokens are counted from the request
                 call.input_tokens, call.input_tokens_estimated = estimate_tokens(request_chars(req)), True
@@ -367,7 +379,17 @@ class Gateway:
         if outcome.error is not None:
             err = outcome.error
             call = self._call(
-                trial, ts, started, "POST", path, wire, error=err, body=body, attempts=outcome.attempts, clamped=clamped
+                trial,
+                ts,
+                started,
+                "POST",
+                path,
+                wire,
+                error=err,
+                body=body,
+                attempts=outcome.attempts,
+                clamped=clamped,
+                request=req,
             )
             self._record(trial, call)
             return web.json_response(module.render_error(err), status=err.status)
@@ -375,7 +397,17 @@ class Gateway:
         resp = outcome.response
         trial.tokens_used += resp.usage.input_tokens + resp.usage.output_tokens
         call = self._call(
-            trial, ts, started, "POST", path, wire, body=body, attempts=outcome.attempts, response=resp, clamped=clamped
+            trial,
+            ts,
+            started,
+            "POST",
+            path,
+            wire,
+            body=body,
+            attempts=outcome.attempts,
+            response=resp,
+            clamped=clamped,
+            request=req,
         )
         self._record(trial, call)
         model_id = req.client_model or self.model
@@ -466,6 +498,7 @@ class Gateway:
         response: ModelResponse | None = None,
         client_model: str | None = None,
         clamped: list[Clamp] | None = None,
+        request: ModelRequest | None = None,
     ) -> GatewayCall:
         body = body or {}
         cm = body.get("model") if isinstance(body.get("model"), str) else client_model
@@ -498,6 +531,13 @@ class Gateway:
             call.script_turn = response.script_turn
             call.ttft_ms = response.ttft_ms
             call.reasoning_items = len(response.reasoning_parts())
+            if self.record_bodies:
+                call.response = dataclasses.asdict(response)
+        if request is not None:  # what replay matches the agent's requests against
+            from skillworks.gateway.replay import request_digest
+
+            digest = request_digest(self.model, request)
+            call.request_sha256, call.request_parts = digest.sha256, digest.parts
         return call
 
     def _record(self, trial: _Trial, call: GatewayCall) -> None:

@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 import urllib.request
@@ -136,8 +137,11 @@ def test_quickstart_on_ray_in_process_matches_the_local_executor(tmp_path: Path)
 
 @pytest.fixture(scope="module")
 def two_nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """A head node and a second node on this machine, each offering bwrap and container sandboxes."""
+    """A head node and a second node on this machine, each offering bwrap and container sandboxes, each with
+    its own node dir; the second node has no agent CLI installed (an empty harness cache)."""
     temp = Path("/tmp") / f"swray-{os.getpid()}"  # short: Ray's unix socket paths must stay < 108 bytes
+    head_dir, second_dir = tmp_path_factory.mktemp("node-head"), tmp_path_factory.mktemp("node-second")
+    no_harness = tmp_path_factory.mktemp("no-harness")
     # token authentication, as a real cluster should have; the drivers below get the same token
     env = {
         **os.environ,
@@ -150,9 +154,9 @@ def two_nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, st
     }
     resources = json.dumps({"skillworks_local": 1000, "skillworks_container": 1000})
 
-    def start(*extra: str) -> None:
+    def start(*extra: str, node_env: dict[str, str]) -> None:
         cmd = [str(RAY), "start", "--num-cpus", "2", "--resources", resources, *extra]
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180)
+        done = subprocess.run(cmd, env={**env, **node_env}, capture_output=True, text=True, timeout=180)
         if done.returncode != 0:
             raise RuntimeError(done.stdout[-2000:] + done.stderr[-2000:])
 
@@ -171,8 +175,10 @@ def two_nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, st
             str(_free_port()),
             "--node-ip-address",
             "127.0.0.1",
+            node_env={"SKILLWORKS_RAY_NODE_DIR": str(head_dir)},
         )
-        start("--address", address, "--node-ip-address", "127.0.0.1")
+        second = {"SKILLWORKS_RAY_NODE_DIR": str(second_dir), "SKILLWORKS_HARNESS_CACHE": str(no_harness)}
+        start("--address", address, "--node-ip-address", "127.0.0.1", node_env=second)
         return address
 
     try:
@@ -184,7 +190,13 @@ def two_nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, st
                 raise
             subprocess.run([str(RAY), "stop", "--force"], env=env, capture_output=True, timeout=120)
             address = cluster()
-        yield {"address": address, "RAY_AUTH_MODE": env["RAY_AUTH_MODE"], "RAY_AUTH_TOKEN": env["RAY_AUTH_TOKEN"]}
+        yield {
+            "address": address,
+            "RAY_AUTH_MODE": env["RAY_AUTH_MODE"],
+            "RAY_AUTH_TOKEN": env["RAY_AUTH_TOKEN"],
+            "head_dir": str(head_dir),
+            "second_dir": str(second_dir),
+        }
     finally:
         subprocess.run([str(RAY), "stop", "--force"], env=env, capture_output=True, timeout=120)
         shutil.rmtree(temp, ignore_errors=True)
@@ -192,6 +204,101 @@ def two_nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, st
 
 def _auth(cluster: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in cluster.items() if k.startswith("RAY_AUTH")}
+
+
+def _session_dirs(cluster: dict[str, str], run_id: str) -> list[Path]:
+    """What driver sessions of `run_id` left in the nodes' dirs."""
+    return [p for key in ("head_dir", "second_dir") for p in (Path(cluster[key]) / "runs").glob(f"{run_id}-*")]
+
+
+SLOW_SUM = (
+    '- text: "summing"\n'
+    "  tool_calls:\n"
+    '    - {name: bash, arguments: {command: "sleep 2; mkdir -p /app/output && '
+    "grep -v '^#' /app/data/numbers.txt | awk 'NF{s+=$1} END{printf \\\"%.1f\\\\n\\\", s}' "
+    '> /app/output/total.txt"}}\n'
+    '- {text: "done"}\n'
+)
+
+
+def test_two_drivers_with_one_run_id_do_not_collide_and_leave_the_nodes_clean(
+    two_nodes: dict[str, str], tmp_path: Path
+) -> None:
+    """Two drivers of the same --run-id at once (their gateways are actors on the nodes, their trial dirs
+    node dirs): each records all its trials solved, and neither leaves anything in the nodes' dirs."""
+    script = tmp_path / "slow.yaml"
+    script.write_text(SLOW_SUM)
+    task = REPO / "tests" / "fixtures" / "tasks_sandbox" / "selfgen-sum"
+    ray_args = ["--executor", "ray", "--ray-address", two_nodes["address"], "--ray-cpus-per-trial", "0.5"]
+
+    def driver(out: str, trials: int) -> subprocess.Popen[bytes]:
+        args = [str(task), "--agent", "builtin", "--model", f"scripted/{script}", "--conditions", "none"]
+        args += ["--trials", str(trials), "--concurrency", "2", "--out", str(tmp_path / out), "--run-id", "same"]
+        return _driver([*args, *ray_args], two_nodes)
+
+    # the first driver ends (and stops its gateways) while the second's later trials still run
+    first, second = driver("a", 2), driver("b", 4)
+    for proc in (first, second):
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err.decode()[-3000:]
+    for out, n in (("a", 2), ("b", 4)):
+        results = _results(tmp_path / out / "same")
+        assert len(results) == n and all(r["outcome"] == "solved" for r in results), [r["error"] for r in results]
+    assert _session_dirs(two_nodes, "same") == []
+
+
+def test_the_model_calls_of_an_attempt_lost_with_its_worker_are_counted(
+    two_nodes: dict[str, str], tmp_path: Path
+) -> None:
+    """A builtin trial's worker is killed after its first model call (during a 5 s tool call): the retry
+    solves it, and the lost attempt's call, read from its node's gateway record, is in the trial's usage."""
+    script = tmp_path / "slow.yaml"
+    script.write_text(SLOW_SUM.replace("sleep 2;", "sleep 5;"))
+    task = REPO / "tests" / "fixtures" / "tasks_sandbox" / "selfgen-sum"
+    args = [str(task), "--agent", "builtin", "--model", f"scripted/{script}", "--conditions", "none"]
+    args += ["--out", str(tmp_path), "--run-id", "lost", "--executor", "ray", "--ray-address", two_nodes["address"]]
+    driver = _driver(args, two_nodes)
+    deadline = time.monotonic() + 240
+    called: list[Path] = []
+    while not called and time.monotonic() < deadline and driver.poll() is None:
+        time.sleep(0.2)
+        logs = [
+            p for key in ("head_dir", "second_dir") for p in Path(two_nodes[key]).glob("runs/lost-*/trials/*/*.jsonl")
+        ]
+        called = [p for p in logs if p.name == "gateway.jsonl" and p.read_text().strip()]
+    pids = _worker_pids()
+    assert called and len(pids) == 1, "the trial made no model call"
+    os.kill(pids[0], signal.SIGKILL)
+    _, err = driver.communicate(timeout=600)
+    assert driver.returncode == 0, err.decode()[-3000:]
+    (result,) = _results(tmp_path / "lost")
+    assert (result["outcome"], result["attempt"]) == ("solved", 2), result["error"]
+    (lost,) = json.loads((tmp_path / "lost" / result["paths"]["trial_dir"] / "lost-attempts.json").read_text())
+    assert lost["usage"]["calls"] == 1 and lost["usage"]["input_tokens"] > 0
+    assert result["usage"]["calls"] == 3  # the retry's two calls and the lost attempt's one
+
+
+def test_harness_trials_run_only_on_the_nodes_that_have_the_harness(two_nodes: dict[str, str], tmp_path: Path) -> None:
+    """The second node has no Claude Code: the pre-flight on every node sees it, and every claude-code trial
+    runs on the head node (none fails on the other as an internal error), although at one CPU per trial the
+    head node cannot take all four at once."""
+    script = REPO / "tests" / "fixtures" / "harness_scripts" / "claude-code.yaml"
+    task = REPO / "tests" / "fixtures" / "harness_tasks" / "greeting-card"
+    args = [str(task), "--agent", "claude-code", "--model", f"scripted/{script}", "--conditions", "curated"]
+    args += ["--trials", "4", "--concurrency", "4", "--out", str(tmp_path), "--run-id", "h"]
+    done = _run(
+        [*args, "--executor", "ray", "--ray-address", two_nodes["address"], "--ray-cpus-per-trial", "1"],
+        env=_auth(two_nodes),
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = _results(tmp_path / "h")
+    assert len(results) == 4 and all(r["outcome"] == "solved" for r in results), [r["error"] for r in results]
+    where = {
+        json.loads((tmp_path / "h" / r["paths"]["trial_dir"] / "ray-node.json").read_text())["node_dir"]
+        for r in results
+    }
+    assert where == {two_nodes["head_dir"]}
 
 
 def _worker_pids() -> list[int]:
@@ -272,6 +379,9 @@ def test_interrupted_ray_run_resumes_and_records_each_trial_once(two_nodes: dict
     before = len(_results(run_dir))
     time.sleep(1.0)
     assert not _worker_pids()  # the remote trials were cancelled
+    # nothing of the session is left on either node: its node dirs, the trials' scratch dirs
+    assert _session_dirs(two_nodes, "resume") == []
+    assert not list(Path(tempfile.gettempdir()).glob("sw-scratch-*-resume-*"))
     resumed = _run(["--resume", str(run_dir), *ray_args], env=_auth(two_nodes), timeout=600)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     ids = [r["trial_id"] for r in _results(run_dir)]
@@ -326,6 +436,29 @@ def test_container_trial_on_a_ray_node_builds_its_image_there(
     assert image["tag"].split(":")[1] in registry_tags(local_registry)
 
 
+@pytest.mark.podman
+def test_concurrent_trials_of_a_new_image_build_it_once(two_nodes: dict[str, str], tmp_path: Path) -> None:
+    """Four trials of a task whose image no one has built yet, at once, in four worker processes on the two
+    nodes (one machine, one container store): one of them builds the image, the others find it built."""
+    task = tmp_path / "fresh-image"
+    shutil.copytree(REPO / "examples" / "container" / "csv-column-total", task)
+    dockerfile = task / "environment" / "Dockerfile"
+    dockerfile.write_text(dockerfile.read_text() + f"LABEL skillworks.test={secrets.token_hex(8)}\n")
+    base = os.environ.get("SKILLWORKS_TEST_BASE_IMAGE", "localhost/skillworks-base")
+    args = [str(task), "--env", "container", "--image-map", f"debian:bookworm-slim={base}", "--conditions", "none"]
+    args += ["--agent", "oracle", "--trials", "4", "--concurrency", "4", "--out", str(tmp_path), "--run-id", "b"]
+    done = _run(
+        [*args, "--executor", "ray", "--ray-address", two_nodes["address"], "--ray-cpus-per-trial", "0.5"],
+        env=_auth(two_nodes),
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = _results(tmp_path / "b")
+    assert len(results) == 4 and all(r["outcome"] == "solved" for r in results), [r["error"] for r in results]
+    assert sorted(r["image"]["source"] for r in results) == ["built", "cached", "cached", "cached"]
+    assert len({r["image"]["tag"] for r in results}) == 1
+
+
 def test_a_cluster_that_cannot_take_a_trial_is_a_one_line_error_not_a_hang(tmp_path: Path) -> None:
     """A Ray cluster (started in-process by the driver script) whose only node offers bubblewrap and 1 CPU:
     a container run finds no node with `skillworks_container`, and a task declaring 4 CPUs fits no node;
@@ -334,15 +467,27 @@ def test_a_cluster_that_cannot_take_a_trial_is_a_one_line_error_not_a_hang(tmp_p
     task_md = tasks / "sleep-0" / "task.md"
     task_md.write_text(task_md.read_text().replace("cpus: 1", "cpus: 4"))
     container = [str(REPO / "examples" / "container" / "csv-column-total"), "--env", "container"]
+    harness = [
+        str(REPO / "tests" / "fixtures" / "harness_tasks" / "greeting-card"),
+        "--agent",
+        "claude-code",
+        "--model",
+        f"scripted/{REPO / 'tests' / 'fixtures' / 'harness_scripts' / 'claude-code.yaml'}",
+        "--conditions",
+        "curated",
+    ]
     runs = [
         [*container, "--out", str(tmp_path / "runs"), "--run-id", "c", "--executor", "ray"],
         [str(tasks), "--conditions", "none", "--out", str(tmp_path / "runs"), "--run-id", "l", "--executor", "ray"],
+        [*harness, "--out", str(tmp_path / "runs"), "--run-id", "h", "--executor", "ray"],
     ]
+    # the cluster's workers (not this driver) see an empty harness cache: no node has Claude Code
+    no_harness = {"env_vars": {"SKILLWORKS_HARNESS_CACHE": str(tmp_path / "empty")}}
     script = textwrap.dedent(
         f"""
         import sys, ray
         ray.init(address="local", num_cpus=1, resources={{"skillworks_local": 10}}, include_dashboard=False,
-                 log_to_driver=False)
+                 log_to_driver=False, runtime_env={no_harness!r})
         from skillworks.cli.main import main
         for args in {runs!r}:
             sys.argv = ["skillworks", "run", *args]
@@ -361,9 +506,12 @@ def test_a_cluster_that_cannot_take_a_trial_is_a_one_line_error_not_a_hang(tmp_p
     done = subprocess.run(
         [sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, env={**os.environ, **env}, timeout=400
     )
-    assert done.stdout.split("\n")[-3:] == ["exit 2", "exit 2", ""], done.stdout + done.stderr[-3000:]
+    assert done.stdout.split("\n")[-4:] == ["exit 2", "exit 2", "exit 2", ""], done.stdout + done.stderr[-3000:]
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
-    assert len(errors) == 2, done.stderr[-3000:]
+    assert len(errors) == 3, done.stderr[-3000:]
+    assert "agent claude-code-claude-code cannot run on any node of the Ray cluster: node " in errors[2]
+    assert "is not installed" in errors[2]
+    assert not _results(tmp_path / "runs" / "h")
     assert "no node of the Ray cluster offers 'skillworks_container'" in errors[0]
     assert (
         "can take a trial of task sleep-0: it needs 4 CPU(s)" in errors[1] and "largest node has 1 CPU(s)" in errors[1]

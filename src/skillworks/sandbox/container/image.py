@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -18,7 +19,7 @@ import shlex
 import shutil
 import tempfile
 import time
-from collections.abc import Coroutine, Mapping
+from collections.abc import AsyncIterator, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,6 +134,23 @@ _FORCE_BUILT: set[tuple[str, str]] = set()
 _IN_REGISTRY: set[tuple[str, str, str]] = set()  # (cli, registry, tag) pulled from or pushed there
 
 
+@contextlib.asynccontextmanager
+async def _host_lock(path: Path, poll_sec: float = 0.2) -> AsyncIterator[None]:
+    """An exclusive `flock` on `path`, waited for without blocking the event loop (and cancellable)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                await asyncio.sleep(poll_sec)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
 async def image_exists(runtime: ContainerRuntime, ref: str) -> bool:
     result = await run_command(runtime.argv("image", "inspect", "--format", "{{.Id}}", ref), timeout=60)
     return result.ok
@@ -193,7 +211,9 @@ async def ensure_image(runtime: ContainerRuntime, task: Task, options: BuildOpti
     tag = f"{IMAGE_REPO}:{content_hash[:16]}"
     stripped = tuple(plan.skill_copies) if options.strip_skills else ()
     lock = _BUILD_LOCKS.setdefault((id(asyncio.get_running_loop()), tag), asyncio.Lock())
-    async with lock:
+    # one build per host and content hash: the asyncio lock serialises this loop's trials, the file lock the
+    # other processes' (the workers of a Ray node, concurrent runs)
+    async with lock, _host_lock(cache_dir() / "locks" / f"{runtime.cli}-{content_hash[:16]}.lock"):
         source: ImageSource = "cached"
         pushed: bool | None = None
         registry_error: str | None = None
