@@ -63,6 +63,7 @@ _GENERIC_PATHS = frozenset(
         "pyproject.toml",
         "setup.py",
         "ctrf.json",
+        "ctrf-report.json",
         "test_outputs.py",
         "conftest.py",
         "instruction.md",

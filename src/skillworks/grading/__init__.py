@@ -8,12 +8,13 @@ from typing import TYPE_CHECKING
 from skillworks._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from skillworks.grading.ctrf import read_ctrf
+    from skillworks.grading.ctrf import find_ctrf, read_ctrf
     from skillworks.grading.graders import ENTRY_POINT_GROUP, Grader, entry_point_graders, load_grader, run_grader
     from skillworks.grading.reward_files import RewardFileRefused, read_reward
     from skillworks.grading.verifier import VerifierResult, run_verifier
 
 _LAZY = {
+    "find_ctrf": "skillworks.grading.ctrf",
     "read_ctrf": "skillworks.grading.ctrf",
     "ENTRY_POINT_GROUP": "skillworks.grading.graders",
     "Grader": "skillworks.grading.graders",
@@ -32,6 +33,7 @@ __all__ = [
     "RewardFileRefused",
     "VerifierResult",
     "entry_point_graders",
+    "find_ctrf",
     "load_grader",
     "read_ctrf",
     "read_reward",

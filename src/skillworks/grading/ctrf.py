@@ -15,8 +15,21 @@ from skillworks.errors import VerifierError
 from skillworks.grading.reward_files import read_capped
 from skillworks.results import TestResult
 
+# where verifiers write their CTRF report, in the order read: Harbor's name, then the one real SkillsBench
+# verifiers also use (r2r-mpc-control: `pytest --ctrf /logs/verifier/ctrf-report.json`)
+CTRF_NAMES = ("ctrf.json", "ctrf-report.json")
 # a CTRF report lists tests, not their output: past this it is not a report a verifier wrote
 CTRF_MAX_BYTES = 32 * 1024 * 1024
+
+
+def find_ctrf(logs: Path) -> Path | None:
+    """The CTRF report among a verifier's logs (`CTRF_NAMES`, first present; a link counts as present so that
+    `read_ctrf` refuses it rather than another name being read in its place), or None."""
+    for name in CTRF_NAMES:
+        path = logs / name
+        if path.is_symlink() or path.exists():
+            return path
+    return None
 
 
 def read_ctrf(path: Path) -> list[TestResult]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skillworks.errors import VerifierError
-from skillworks.grading.ctrf import read_ctrf
+from skillworks.grading.ctrf import find_ctrf, read_ctrf
 from skillworks.grading.reward_files import REWARD_FILE_NAMES, RewardFileRefused, read_reward
 from skillworks.results import TestResult
 from skillworks.sandbox.base import ExecRequest, ExecResult, Sandbox
@@ -117,7 +117,8 @@ async def run_verifier(
         if not any((logs / name).exists() or (logs / name).is_symlink() for name in REWARD_FILE_NAMES):
             await _refuse_undownloaded_reward(sandbox)
         raise VerifierError(f"{exc} (verifier exit code {result.exit_code}; see verifier/stderr.txt)") from None
-    tests = read_ctrf(logs / "ctrf.json")
+    report = find_ctrf(logs)
+    tests = read_ctrf(report) if report is not None else []
     return VerifierResult(
         reward=reward, rewards=rewards, tests=tests, exit_code=result.exit_code, duration_sec=result.duration_sec
     )

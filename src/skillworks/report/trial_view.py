@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from skillworks.errors import first_validation_error
+from skillworks.grading.ctrf import CTRF_NAMES
 from skillworks.results import TrialResult
 from skillworks.trajectory.models import Agent, ContentPart, Observation, ObservationResult, Step, ToolCall, Trajectory
 from skillworks.trajectory.skill_use import StagedSkillRef, detect_skill_use, tool_result_failed
@@ -23,7 +24,7 @@ from skillworks.trajectory.skill_use import StagedSkillRef, detect_skill_use, to
 TEXT_LIMIT = 6_000  # characters of one message, argument block or tool result shown on a page
 RAW_FILES = ("trajectory.json", "gateway.jsonl", "skills.json", "metrics.json", "behavior.json")
 # every file of a trial dir `load_trial_view` reads or links to: a page is stale when one of them changed
-VIEW_INPUTS = (*RAW_FILES, "verifier/logs/ctrf.json")
+VIEW_INPUTS = (*RAW_FILES, *(f"verifier/logs/{name}" for name in CTRF_NAMES))
 
 
 def clip(text: str, limit: int = TEXT_LIMIT) -> str:
@@ -211,8 +212,7 @@ def load_trial_view(run_dir: Path, result: TrialResult) -> TrialView:
         view.problems.append("no trajectory.json recorded for this trial")
     _behavior(trial_dir, view)
     view.raw_files = [name for name in RAW_FILES if (trial_dir / name).is_file()]
-    if (trial_dir / "verifier" / "logs" / "ctrf.json").is_file():
-        view.raw_files.append("verifier/logs/ctrf.json")
+    view.raw_files += [f"verifier/logs/{n}" for n in CTRF_NAMES if (trial_dir / "verifier" / "logs" / n).is_file()]
     return view
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from skillworks.grading import read_ctrf
+from skillworks.grading import find_ctrf, read_ctrf
 
 
 def test_ctrf_durations_are_read_in_the_unit_their_producer_wrote(tmp_path: Path) -> None:
@@ -32,3 +32,20 @@ def test_ctrf_durations_are_read_in_the_unit_their_producer_wrote(tmp_path: Path
     seconds = [{"name": n, "status": "passed", "duration": 0.25} for n in "ab"]
     summary = {"start": start, "stop": start + 0.55}
     assert [t.duration_ms for t in read_ctrf(report(seconds, summary))] == [pytest.approx(250)] * 2
+
+
+def test_the_report_real_skillsbench_verifiers_name_ctrf_report_json_is_read(tmp_path: Path) -> None:
+    """r2r-mpc-control (a real SkillsBench task) runs `pytest --ctrf /logs/verifier/ctrf-report.json`: its
+    tests were lost when only Harbor's `ctrf.json` was read. Harbor's name wins when both exist, and a link
+    under the first name is returned (and refused by read_ctrf), not skipped for the second."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    assert find_ctrf(logs) is None
+    body = {"results": {"tests": [{"name": "test_performance", "status": "failed", "duration": 5}]}}
+    (logs / "ctrf-report.json").write_text(json.dumps(body))
+    found = find_ctrf(logs)
+    assert found == logs / "ctrf-report.json"
+    assert [(t.name, t.status) for t in read_ctrf(found)] == [("test_performance", "failed")]
+    (logs / "ctrf.json").symlink_to(logs / "ctrf-report.json")
+    assert find_ctrf(logs) == logs / "ctrf.json"
+    assert read_ctrf(logs / "ctrf.json") == []
