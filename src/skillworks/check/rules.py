@@ -656,7 +656,7 @@ _RULES: list[Rule] = [
     Rule(
         "sec-typosquat",
         S,
-        WARN,
+        ERR,
         "dependency name one typo away from a popular package",
         "Typosquatted packages (reqeusts, python-dateutils, crossenv) are a common way malware is installed.",
         "Check the spelling against the real package's name.",
