@@ -44,12 +44,15 @@ LABELS = Path(__file__).parent / "data" / "security-labels.csv"
 STRUCTURAL_LABELS = Path(__file__).parent / "data" / "structural-labels.csv"
 
 
-def _rel(corpus: Path, root: Path, file: str | None) -> str:
+def _rel(corpora: list[Path], root: Path, file: str | None) -> str:
+    """The finding's path relative to the corpus directory that holds it (labels are keyed on it)."""
     path = root / (file or "SKILL.md")
-    try:
-        return path.relative_to(corpus).as_posix()
-    except ValueError:
-        return path.as_posix()
+    for corpus in corpora:
+        try:
+            return path.relative_to(corpus).as_posix()
+        except ValueError:
+            continue
+    return path.as_posix()
 
 
 def _cpu() -> tuple[float, float]:
@@ -57,12 +60,13 @@ def _cpu() -> tuple[float, float]:
     return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
 
 
-def _precision(corpus: Path, report_rows: list[dict[str, str]], labels: Path) -> None:
+def _precision(report_rows: list[dict[str, str]], labels: Path) -> None:
     if not labels.is_file():
         print(f"\nno labels at {labels}")
         return
     with labels.open(newline="", encoding="utf-8") as fh:
         labelled = {(r["rule"], r["file"], r["line"]): r for r in csv.DictReader(fh)}
+    _held_out(report_rows, labelled)
     per_rule: dict[str, Counter[str]] = defaultdict(Counter)
     blocking: dict[str, Counter[str]] = defaultdict(Counter)
     unlabelled_blocking = []
@@ -96,6 +100,31 @@ def _precision(corpus: Path, report_rows: list[dict[str, str]], labels: Path) ->
         print(f"  {len(unlabelled_blocking)} blocking finding(s) have no label:")
         for row in unlabelled_blocking[:20]:
             print(f"    {row['rule']} {row['file']}:{row['line']} {row['evidence'][:60]}")
+
+
+def _held_out(report_rows: list[dict[str, str]], labelled: dict[tuple[str, str, str], dict[str, str]]) -> None:
+    """Precision of the blocking findings per rule on each labelled draw (the `sample` column): a `tune` draw
+    was read while the rules were fixed, a `holdout` draw only afterwards. A labelled finding the scan no
+    longer reports, or no longer as an error, drops out of the figure (n counts what still blocks)."""
+    blocking = {(r["rule"], r["file"], r["line"]) for r in report_rows if r["severity"] == "error"}
+    draws = sorted({r.get("sample") or "" for r in labelled.values()} - {""})
+    if not draws:
+        return
+    print("\nblocking findings per rule and labelled draw (TP/n of the labelled findings still reported as errors)")
+    for draw in draws:
+        rows = [(k, r) for k, r in labelled.items() if r.get("sample") == draw]
+        per_rule: dict[str, Counter[str]] = defaultdict(Counter)
+        for key, row in rows:
+            per_rule[key[0]]["labelled"] += 1
+            if key in blocking:
+                per_rule[key[0]][row["verdict"].strip().upper()] += 1
+        print(f"  draw {draw} ({len(rows)} labelled)")
+        print(f"    {'rule':<26} {'TP/n':>9} {'prec':>5}   {'labelled':>8}")
+        for rule in sorted(per_rule):
+            c = per_rule[rule]
+            n = c["TP"] + c["FP"]
+            prec = f"{c['TP'] / n:.2f}" if n else "-"
+            print(f"    {rule:<26} {c['TP']:>4}/{n:<4} {prec:>5}   {c['labelled']:>8}")
 
 
 def _structural(rows: list[dict[str, str]], labels: Path) -> None:
@@ -144,6 +173,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=None, help="scan processes (default: one per core)")
     parser.add_argument("--sample-out", type=Path, help="write a random sample of findings per rule (CSV)")
     parser.add_argument("--per-rule", type=int, default=10)
+    parser.add_argument("--sample-errors", action="store_true", help="sample only blocking findings without a label")
     parser.add_argument("--labels", type=Path, default=LABELS)
     parser.add_argument("--real-tasks", type=Path)
     parser.add_argument("--seed", type=int, default=11)
@@ -205,7 +235,7 @@ def main() -> int:
                 {
                     "rule": f.rule_id,
                     "severity": f.severity.value,
-                    "file": _rel(corpus, s.root, f.file),
+                    "file": _rel(corpora, s.root, f.file),
                     "line": str(f.line or ""),
                     "evidence": (f.evidence or "").replace("\n", " "),
                     "context": f.context.value if f.context else "",
@@ -226,7 +256,13 @@ def main() -> int:
     if args.sample_out:
         rng = random.Random(args.seed)
         grouped: dict[str, list[dict[str, str]]] = defaultdict(list)
+        known: set[tuple[str, str, str]] = set()
+        if args.sample_errors and args.labels.is_file():
+            with args.labels.open(newline="", encoding="utf-8") as fh:
+                known = {(r["rule"], r["file"], r["line"]) for r in csv.DictReader(fh)}
         for row in security if security else rows:
+            if args.sample_errors and (row["severity"] != "error" or (row["rule"], row["file"], row["line"]) in known):
+                continue
             grouped[row["rule"]].append(row)
         with args.sample_out.open("w", newline="", encoding="utf-8") as fh:
             fields = ["rule", "severity", "file", "line", "context", "evidence", "reason", "verdict", "why"]
@@ -236,7 +272,7 @@ def main() -> int:
                 for row in rng.sample(grouped[rule], min(args.per_rule, len(grouped[rule]))):
                     writer.writerow({**row, "verdict": "", "why": ""})
         print(f"\nwrote a sample of findings to label: {args.sample_out}")
-    _precision(corpus, security, args.labels)
+    _precision(security, args.labels)
     _structural(rows, STRUCTURAL_LABELS)
     if args.real_tasks:
         _real_tasks(args.real_tasks)

@@ -593,24 +593,6 @@ _RULES: list[Rule] = [
         "Remove the upload; skills must not send local data off the machine.",
     ),
     Rule(
-        "sec-persistence",
-        S,
-        ERR,
-        "installs itself to run again later",
-        "Appending to shell rc files, adding crontab entries, systemd units, launch agents or git hooks keeps "
-        "code running after the task ends, outside the user's view.",
-        "Remove it; a skill must not change what runs at login, on a schedule or on git events.",
-    ),
-    Rule(
-        "sec-permission-tampering",
-        S,
-        ERR,
-        "switches off the agent's permission checks",
-        "Running agents with --dangerously-skip-permissions, setting bypassPermissions or telling the agent to "
-        "disable its safety checks removes the user's control over what it does.",
-        "Remove it; ask the user to grant the specific permissions the skill needs.",
-    ),
-    Rule(
         "sec-suspicious-url",
         S,
         WARN,
@@ -656,7 +638,7 @@ _RULES: list[Rule] = [
     Rule(
         "sec-typosquat",
         S,
-        WARN,
+        ERR,
         "dependency name one typo away from a popular package",
         "Typosquatted packages (reqeusts, python-dateutils, crossenv) are a common way malware is installed.",
         "Check the spelling against the real package's name.",

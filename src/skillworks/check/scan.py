@@ -27,6 +27,7 @@ from skillworks.check.scripts import check_scripts
 from skillworks.check.security import scan_security
 from skillworks.check.spec_rules import check_spec
 from skillworks.check.suppress import apply_ignores, ignore_files_for
+from skillworks.check.typosquat import check_typosquats
 from skillworks.errors import UserError
 
 DEFAULT_FAIL_UNDER = 70
@@ -73,6 +74,7 @@ def static_findings(src: SkillSource) -> tuple[list[Finding], int]:
         findings.extend(eff)
     findings.extend(check_scripts(src))
     findings.extend(scan_security(src))
+    findings.extend(check_typosquats(src))
     return findings, tokens
 
 

@@ -123,7 +123,12 @@ _SECRET_VAR = re.compile(r"\$\{?[A-Z_]*(?:SECRET|TOKEN|API_KEY|PASSWORD|ACCESS_K
 _DATA_FLAG = r"(?:(?<![\w-])-[dFT]|--data(?:-binary|-raw|-urlencode)?|--form|--upload-file|--post-file|--body-file)"
 _EXFIL: list[_Pat] = [
     *(
-        _p(tool, r"\b" + tool + r"\b[^\n]*" + _DATA_FLAG + r"[=\s]+[\"']?(?:\w+=)?@?[^\s\"']*" + _SENSITIVE)
+        # the data is the file itself (`@file`, or a path for --upload-file): not a form value that merely
+        # contains a word such as `grant_type=client_credentials`
+        _p(
+            tool,
+            r"\b" + tool + r"\b[^\n]*" + _DATA_FLAG + r"[=\s]+[\"']?(?:\w+=)?(?:@[^\s\"']*|[^\s\"']*/)" + _SENSITIVE,
+        )
         for tool in ("curl", "wget", "http")
     ),
     _p("cat", r"\bcat\b[^\n|]*" + _SENSITIVE + r"[^\n|]*\|\s*(?:curl|nc|ncat|wget)\b"),
@@ -131,11 +136,12 @@ _EXFIL: list[_Pat] = [
     _p("curl", r"\bcurl\b[^\n]*\$\(\s*(?:env|printenv)\s*\)"),
     _p("wget", r"\bwget\b[^\n]*\$\(\s*(?:env|printenv)\s*\)"),
     _p("requests.p", r"requests\.(?:post|put)\([^\n]*(?:os\.environ\b(?!\.get|\[)|open\([^\n]*" + _SENSITIVE + r")"),
-    _p("nc ", r"\bnc\s+[\w.-]+\s+\d+\s*<\s*\S+"),
+    _p("nc ", r"\bnc\s+(?!(?:127\.|10\.|192\.168\.|localhost\b))[\w.-]+\s+\d+\s*<\s*\S+"),  # off this network
 ]
 _RC_NAMES = ("bashrc", "zshrc", "profile", "zshenv", "bash_login")
 _RC_FILE = r"(?:~|\$HOME|\$\{HOME\}|\"\$HOME\"|/root|/home/\w+)/\.(?:bash_|z)?(?:bashrc|zshrc|profile|zshenv|login)\b"
 _PY_RC_FILE = r"[\"'](?:~/)?\.(?:bash_|z)?(?:bashrc|zshrc|profile|zshenv)[\"']"
+_CRON_PATH = r"(?:etc/cron\.(?:d|daily|hourly|weekly)|var/spool/cron|etc/crontab)\b"
 _UNIT_DIR = r"(?:/etc/systemd/system/|\.config/systemd/user/|/lib/systemd/system/)"
 _LAUNCH_DIR = r"Library/Launch(?:Agents|Daemons)/"
 _PERSISTENCE: list[_Pat] = [
@@ -151,14 +157,21 @@ _PERSISTENCE: list[_Pat] = [
     _p("sed", r"\bsed\s+-i[^\n]*" + _RC_FILE),
     # cron: `(crontab -l; echo ...) | crontab -`, `crontab /tmp/job`, files in the cron directories
     _p("crontab", r"\|\s*crontab\b"),
-    _p("crontab", r"\bcrontab\s+(?:-u\s+\w+\s+)?(?:-(?=\s|$|[\"'])|[~$/.][\w./~${}\"'-]*|\w+\.(?:txt|cron|tab)\b)"),
-    _p("crontab", r"[\"']crontab[\"']\s*,\s*(?![\"']-[elr][\"'])"),
-    _p("crontab", r"\bCronTab\s*\(\s*user\s*="),
+    # the command (not the path /etc/crontab), reading its table from stdin (`crontab -` ends the command) or
+    # from a file
     _p(
-        "cron",
-        r"(?:>>?|\btee\b|\bcp\b|\bmv\b|\binstall\b|open\()[^\n]*/(?:etc/cron\.(?:d|daily|hourly|weekly)|"
-        r"var/spool/cron|etc/crontab)\b",
+        "crontab",
+        r"(?<![/\w.-])crontab\s+(?:-u\s+\w+\s+)?(?:-(?=\s*(?:$|[;&|)\"'<]))|[~$/.][\w./~${}\"'-]*|\w+\.(?:txt|cron|tab)\b)",
     ),
+    # an argument list that starts with crontab and hands it one file: `["crontab", path]` (not `-l`, not a
+    # list of words a detector looks for, not a dict value)
+    _p("crontab", r"[\[(]\s*[\"']crontab[\"']\s*,\s*(?:[\"'][^\"'\s-][^\"'\s]*[\"']|[A-Za-z_][\w.]*)\s*[\])]"),
+    _p("crontab", r"\bCronTab\s*\(\s*user\s*="),
+    # a file written into the cron directories: the target of a redirect or tee, the last argument of cp/mv/
+    # install (copying /etc/crontab out as evidence writes nothing there), a file opened for writing
+    _p("cron", r"(?:>>?|\btee\b(?:\s+-a)?)\s*[\"']?/" + _CRON_PATH),
+    _p("cron", r"\b(?:cp|mv|install)\b[^\n;&|]*\s[\"']?/" + _CRON_PATH + r"[\w./-]*[\"']?\s*(?:$|[;&|#])"),
+    _p("cron", r"open\([^\n]*/" + _CRON_PATH + r"[^\n]*,\s*[\"'][wa]"),
     # systemd units and launch agents written, and git hooks installed
     _p("systemd", r"(?:>|\btee\b|\bcp\b|\bmv\b|\binstall\b|\bln\b|open\(|write_text\()[^\n]*" + _UNIT_DIR),
     _p("launch", r"(?:>|\btee\b|\bcp\b|\bmv\b|\bln\b|open\(|write_text\(|plistlib\.dump)[^\n]*" + _LAUNCH_DIR),
@@ -176,9 +189,25 @@ _PAYLOAD = re.compile(
 )
 
 
+_ENUMERATED = re.compile(r"`[^`\n]+`\s*[,，、;]\s*`[^`\n]+`")
+
+
+def _names_commands(line: str, fenced: bool) -> bool:
+    """True for a Markdown table row or an enumeration of inline-code commands (`rm -rf /`, `mkfs`): a line
+    that names commands, not one that tells the agent to run them."""
+    if fenced:
+        return False
+    stripped = line.strip()
+    return (stripped.startswith("|") and stripped.endswith("|")) or bool(_ENUMERATED.search(line))
+
+
 def _logical_line(text: str, pos: int) -> str:
     """The line holding `pos` and, for a heredoc or multi-line echo, the few lines after it."""
     start = text.rfind("\n", 0, pos) + 1
+    own_end = text.find("\n", pos)
+    line = text[start : len(text) if own_end < 0 else own_end]
+    if "<<" not in line and line.count('"') % 2 == 0 and line.count("'") % 2 == 0 and not line.endswith("\\"):
+        return line  # a complete line: what the next lines run is not written by it
     end = start
     for _ in range(8):
         nxt = text.find("\n", end + 1)
@@ -192,9 +221,14 @@ _PERMISSION_TAMPERING: list[_Pat] = [
         "--dangerously",
         r"\b(?:claude|codex)(?:\s+[-\w=.:/\"']+)*?\s+--dangerously-(?:skip-permissions|bypass-approvals-and-sandbox)\b",
     ),
+    # the agent's own settings (`defaultMode`) or CLI flag (`--permission-mode`) turn its checks off; an SDK
+    # option (`permission_mode="bypassPermissions"`) documents how to build some other agent: a warning
+    _p("bypasspermissions", r"(?:defaultMode[\"']?\s*[:=]|--permission-mode)\s*[\"']?bypassPermissions"),
     _p(
         "bypasspermissions",
-        r"(?:defaultMode|permission[-_]?mode)[\"']?\s*[:=\s]\s*[\"']?bypassPermissions",
+        r"(?<!--)\bpermission[_]?mode[\"']?\s*[:=]\s*[\"']?bypassPermissions",
+        _I,
+        MEDIUM,
     ),
     _p("danger-full-access", r"sandbox(?:_mode)?[\"']?\s*[=:]\s*[\"']danger-full-access"),
     _p("--yolo", r"\b(?:gemini|codex|qwen)\b[^\n]*--yolo\b"),
@@ -208,7 +242,8 @@ _PERMISSION_TAMPERING: list[_Pat] = [
 ]
 _URL = re.compile(r"https?://([^/\s:)>\]\"'`?#]+)")
 _IP = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}")
-_PRIVATE_IP = re.compile(r"(?:127\.|0\.0\.0\.0|10\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.)")
+# loopback, private and link-local (the cloud metadata service at 169.254.169.254): data sent there stays
+_PRIVATE_IP = re.compile(r"(?:127\.|0\.0\.0\.0|10\.|192\.168\.|172\.(?:1[6-9]|2\d|3[01])\.|169\.254\.)")
 _PASTE_HOSTS = frozenset(
     {
         "pastebin.com",
@@ -339,8 +374,13 @@ def _invisible(text: str, tm: TextMap, rel: str | None) -> list[Finding]:
             continue  # subdivision flag emoji (tag sequence after a black flag)
         spot = tm.spot(pos, pos + 1, cue_lines=0)
         line_text = tm.line_text(pos)
-        if ch in "\u200e\u200f" or (ch in _BIDI and _rtl(line_text) and spot.context is Context.PROSE):
-            confidence = LOW if _rtl(line_text) else MEDIUM  # direction marks belong to right-to-left prose
+        rtl_near = _rtl(line_text) or _rtl(text[max(0, pos - 400) : pos + 400])
+        if ch in "\u200e\u200f":
+            confidence = LOW if rtl_near else MEDIUM  # direction marks belong to right-to-left prose
+        elif ch in _BIDI and spot.context in (Context.PROSE, Context.QUOTED) and rtl_near:
+            # embeddings in right-to-left prose (also around a number or a Latin phrase on a line of its own);
+            # reordering that fools a reader is a threat in code: there an override still warns
+            confidence = LOW if ch not in "\u202d\u202e" else MEDIUM
         elif ch in _BIDI or 0xE0000 <= cp <= 0xE007F:
             confidence = HIGH  # Trojan Source reordering or ASCII smuggling in tag characters
         else:
@@ -428,6 +468,12 @@ def scan_text(text: str, rel: str | None, start_line: int = 1, *, topic: str | N
                     and not _PAYLOAD.search(_logical_line(text, m.start()))
                 ):
                     confidence = MEDIUM  # a setup step shown to the reader (PATH export, the skill's own service)
+                elif (
+                    rule_id == "sec-destructive-shell"
+                    and tm.base is not Context.SCRIPT
+                    and _names_commands(tm.line_text(m.start()), tm.in_fence(m.start()))
+                ):
+                    confidence = MEDIUM  # a table row or an enumeration that names commands (to detect, to block)
                 add(rule_id, what, m.start(), m.end(), confidence)
     if "://" in text:
         for m in _URL.finditer(text):

@@ -7,13 +7,17 @@ Sources (nothing typed by hand):
 - npm: the `top` list of the npm package `npm-high-impact` (wooorm; the packages with the most downloads or
   dependents), read from its tarball: `npm pack npm-high-impact` then pass the .tgz.
 
-    python benchmarks/make_popular_packages.py --pypi-tsv pypi.tsv --npm-tgz npm-high-impact-1.13.0.tgz
+    python scripts/make_popular_packages.py --pypi-tsv pypi.tsv --npm-tgz npm-high-impact-1.13.0.tgz
+
+Each output file starts with `#` lines naming its source and the date it was generated; then one normalised
+name a line, most popular first (`skillworks.check.typosquat` reads them).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import datetime as dt
 import re
 import sys
 import tarfile
@@ -52,8 +56,20 @@ def main() -> int:
         print(f"error: too few names read (pypi {len(pypi)}, npm {len(npm)})", file=sys.stderr)
         return 1
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "popular-pypi.txt").write_text("\n".join(pypi) + "\n", encoding="utf-8")
-    (OUT / "popular-npm.txt").write_text("\n".join(npm) + "\n", encoding="utf-8")
+    today = dt.datetime.now(dt.UTC).date().isoformat()
+    sources = {
+        "popular-pypi.txt": (
+            pypi,
+            f"PyPI project list {args.pypi_tsv.name}, column rank_among_15000_most_downloaded (monthly downloads)",
+        ),
+        "popular-npm.txt": (npm, f"npm package {args.npm_tgz.name.removesuffix('.tgz')}, package/lib/top.js"),
+    }
+    for name, (names, source) in sources.items():
+        header = (
+            f"# source: {source}\n# generated: {today} by scripts/make_popular_packages.py\n"
+            f"# {len(names)} names, most popular first\n"
+        )
+        (OUT / name).write_text(header + "\n".join(names) + "\n", encoding="utf-8")
     print(f"popular-pypi.txt {len(pypi)} names, popular-npm.txt {len(npm)} names, most popular first")
     return 0
 
