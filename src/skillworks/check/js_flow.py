@@ -122,6 +122,10 @@ class _Flow:
         self.aliases: dict[str, str] = {}  # local name -> module or module.attr (require/import)
         self.written: dict[str, set[str]] = {}  # file path (literal text or variable name) -> what was written
         self.hits: list[JsHit] = []
+        # names the file declares: only these carry what is pushed or written into them (not `process`)
+        self.declared = {
+            _text(n) for d in self.nodes if d.type == "variable_declarator" and (n := d.child_by_field_name("name"))
+        }
         self._imports()
 
     # --- names --------------------------------------------------------------------------------------
@@ -316,7 +320,8 @@ class _Flow:
                 receiver = func.child_by_field_name("object")
                 if receiver is not None:
                     given |= self.kinds(receiver)
-                    if last in _WRITES | {"push", "concat", "append", "set"}:  # chunks.push(data)
+                    own = receiver.type == "identifier" and _text(receiver) in self.declared
+                    if own and last in _WRITES | {"push", "concat", "append", "set"}:  # chunks.push(data)
                         out.append((receiver, {k for a in args for k in self.kinds(a)} - {CONN}))
             for a in args:
                 if a.type in _FUNCTIONS:
@@ -370,7 +375,10 @@ class _Flow:
                 self.add("sec-exfiltration", f"{fn}() sends credential data or the environment", call)
         if fn in _EXECS or fn in _VM_SCRIPT or fn in ("require", "import"):
             code = args[-1] if fn == "Function" else args[0]  # new Function("a", "b", BODY)
-            carried = self.kinds(code) | self._file_kinds(code)
+            # a module loaded runs what was written to its path; the path's own origin is not code
+            carried = (
+                self._file_kinds(code) if fn in ("require", "import") else self.kinds(code) | self._file_kinds(code)
+            )
             if DOWNLOAD in carried:
                 self.add("sec-remote-exec", f"{fn}() runs code downloaded from the network", call)
             elif DECODED in carried:
