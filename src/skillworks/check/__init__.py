@@ -1,6 +1,7 @@
 """Static checks of skills: structural score over four dimensions, security scan, script lint,
 opt-in LLM-judge rubric, and the task leakage audit."""
 
+from skillworks.check.js_flow import JsHit, analyse_js
 from skillworks.check.leakage import audit_task_leakage, leakage_task_issues
 from skillworks.check.model import (
     CheckReport,
@@ -27,6 +28,7 @@ __all__ = [
     "CheckReportOut",
     "Dimension",
     "Finding",
+    "JsHit",
     "JudgeCriterion",
     "JudgeReport",
     "PyHit",
@@ -34,6 +36,7 @@ __all__ = [
     "Severity",
     "SkillReport",
     "SkillSource",
+    "analyse_js",
     "analyse_python",
     "analyse_python_files",
     "audit_task_leakage",

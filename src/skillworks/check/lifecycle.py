@@ -21,6 +21,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from skillworks.check.js_flow import analyse_js
 from skillworks.check.model import Confidence, Context, Finding
 from skillworks.check.python_flow import analyse_python
 from skillworks.check.reader import SkillFile, SkillSource
@@ -122,9 +123,12 @@ def _python_verdict(text: str, lines: set[int] | None = None) -> _Verdict | None
 
 def _js_verdict(text: str) -> _Verdict | None:
     m = _JS_NET.search(text)
+    if m and _JS_ENV_DUMP.search(text):
+        return _Verdict("sends the environment over the network (process.env)", True)
+    for hit in analyse_js(text):  # the data flow (js_flow) names what reaches which sink
+        if hit.rule_id in _BLOCKING and hit.high:
+            return _Verdict(hit.message, True)
     if m:
-        if _JS_ENV_DUMP.search(text):
-            return _Verdict("sends the environment over the network (process.env)", True)
         return _Verdict(f"reaches the network ({m.group().strip()})", True)
     for groups in _JS_STRING.findall(text):
         literal = next(g for g in groups if g)

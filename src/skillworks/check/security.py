@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from skillworks.check.context import TextMap
+from skillworks.check.js_flow import JS_SUFFIXES, analyse_js
 from skillworks.check.lifecycle import scan_lifecycle
 from skillworks.check.model import Confidence, Context, Finding
 from skillworks.check.python_flow import PyHit, analyse_python, analyse_python_files
@@ -569,6 +570,8 @@ def _flow_findings(f: SkillFile, python_hits: dict[str, list[PyHit]]) -> list[Fi
         hits = [(h.rule_id, h.message, h.line, h.high) for h in python_hits.get(f.rel, [])]
     elif f.language == "shell":
         hits = [(h.rule_id, h.message, f.text.count("\n", 0, h.start) + 1, h.high) for h in analyse_shell(f.text)]
+    elif f.suffix in JS_SUFFIXES:
+        hits = [(h.rule_id, h.message, h.line, h.high) for h in analyse_js(f.text, f.suffix)]
     out = []
     lines = f.text.splitlines()
     for rule_id, message, line, high in hits:
