@@ -127,8 +127,10 @@ class TextMap:
         before = line_text[: start - line_begin]
         after = line_text[end - line_begin :]
         quoted = _is_quoted(before, after, backticks_quote)
-        # a command in a script's string literal (os.system("..."), ["crontab", f]) is still what runs
-        if quoted and (context in (Context.PROSE, Context.EXAMPLE) or (context is Context.SCRIPT and backticks_quote)):
+        # a command in a script's string literal (os.system("..."), ["crontab", f]) is still what runs; and
+        # in a fenced block quotes are the code's syntax (a JSON value, an echo'd line written to a file),
+        # not a sentence quoting someone: `spot.quoted` says so, for the phrase rules (severity.assess)
+        if quoted and (context is Context.PROSE or (context is Context.SCRIPT and backticks_quote)):
             context = Context.QUOTED
         around = before + " " + after
         if cue_lines:

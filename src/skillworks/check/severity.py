@@ -61,6 +61,8 @@ def assess(rule_id: str, spot: Spot, confidence: Confidence, topic: str | None) 
         a.lower("quoted, not said in the skill's own voice", 2 if rule_id in PHRASE_RULES else 1)
     elif spot.quoted and ctx is Context.SCRIPT and rule_id in PHRASE_RULES:
         a.lower("a string in a script, not text the agent reads")
+    elif spot.quoted and ctx is Context.EXAMPLE and rule_id in PHRASE_RULES:
+        a.lower("a string in a code example, not text the agent reads")
     if ctx is Context.TEST:
         a.lower("test fixtures hold attack samples on purpose")
     elif ctx is Context.ASSET:
