@@ -67,6 +67,7 @@ def main() -> int:
     splits = ("fresh2", "fresh", "held-out", "train")
     results: dict[str, list[tuple[str, str]]] = {s: [] for s in splits}
     hybrid: dict[str, list[tuple[str, str]]] = {s: [] for s in splits}
+    rules: dict[str, list[tuple[str, str]]] = {s: [] for s in splits}  # the hand-written thresholds alone
     tokens = [0, 0]
     cost = 0.0
     for row in rows:
@@ -77,6 +78,8 @@ def main() -> int:
         package, _ = read_package(root)
         decision = classify(extract_features(package))
         results[row["split"]].append((row["shape"], decision.shape))
+        rule = next((e.supports for e in decision.evidence if e.feature == "hand_rules"), decision.shape)
+        rules[row["split"]].append((row["shape"], str(rule or decision.shape)))
         if args.errors and row["split"] == "train" and decision.shape != row["shape"]:
             print(f"train error: {row['path']}: label {row['shape']}, got {decision.shape} ({row['reason']})")
         if args.model:
@@ -108,6 +111,11 @@ def main() -> int:
     for split in splits:
         report(titles[split], results[split])
     report("fresh2 + fresh (everything never trained on)", results["fresh2"] + results["fresh"])
+    for split in ("fresh2", "fresh"):
+        pairs = rules[split]
+        correct = sum(g == p for g, p in pairs)
+        share = correct / max(1, len(pairs))
+        print(f"hand rules alone (the model's rule input), {split}: {correct}/{len(pairs)} = {share:.1%}")
     if args.model:
         for split in splits:
             report(f"hybrid with {args.model}, {split}", hybrid[split])
