@@ -2,11 +2,14 @@
 
     python benchmarks/compile_shapes.py [--corpus DIR] [--labels CSV] [--model provider/model]
 
-Labels: benchmarks/data/shape-labels.csv (path under the corpus, shape, split, reason), 159 skills of
-/work/shared/corpus/public-skills labelled by reading each SKILL.md. Splits: `train` (63) and `held-out` (49),
-112 skills drawn by hash of their path and split by a second hash before any rule was tuned; `fresh` (47), the
-first skills by sha256("fresh-2026-12-02:" + path) in neither split, labelled and committed before the
-classifier was run on them. Rules are tuned on `train` only; `fresh` is the headline. The deterministic
+Labels: benchmarks/data/shape-labels.csv (path under the corpus, shape, split, reason), 203 skills of
+/work/shared/corpus/public-skills labelled by reading each SKILL.md (definitions in docs/commands/compile.md).
+Splits: `train` (63) and `held-out` (49), 112 skills drawn by hash of their path and split by a second hash;
+`fresh` (47), the first skills by sha256("fresh-2026-12-02:" + path) in neither split; `fresh2` (44), the
+first by sha256("fresh2-2026-12-02:" + path) in none of those, labelled and committed before the learned
+classifier was run on them. The hand rules were tuned on `train`, the model (`shape_model.json`, fitted
+by benchmarks/train_shape_model.py) on `train` + `held-out`; `fresh2` is the headline, `fresh` was looked
+at while the rules were tuned (its errors, not its skills, were studied). The deterministic
 classifier is measured on the content (a spec violation such as a bad name, which `compile` turns into
 `insufficient`, is left out of this measure). With --model the hybrid judgement runs too (through the
 gateway; the scripted provider only exercises the plumbing) and is reported apart, with its tokens.
@@ -17,12 +20,14 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import sys
 from collections import Counter
 from pathlib import Path
 
 from skillworks.compile import classify, extract_features
 from skillworks.compile.loading import read_package
+from skillworks.compile.shape_model import MODEL_PATH
 
 SHAPES = ("workflow", "dispatcher", "reference", "insufficient")
 DEFAULT_CORPUS = Path("/work/shared/corpus/public-skills")
@@ -59,9 +64,10 @@ def main() -> int:
         print(f"{args.corpus} is absent: nothing to measure")
         return 0
     rows = list(csv.DictReader(args.labels.open(encoding="utf-8")))
-    splits = ("fresh", "held-out", "train")
+    splits = ("fresh2", "fresh", "held-out", "train")
     results: dict[str, list[tuple[str, str]]] = {s: [] for s in splits}
     hybrid: dict[str, list[tuple[str, str]]] = {s: [] for s in splits}
+    rules: dict[str, list[tuple[str, str]]] = {s: [] for s in splits}  # the hand-written thresholds alone
     tokens = [0, 0]
     cost = 0.0
     for row in rows:
@@ -72,6 +78,8 @@ def main() -> int:
         package, _ = read_package(root)
         decision = classify(extract_features(package))
         results[row["split"]].append((row["shape"], decision.shape))
+        rule = next((e.supports for e in decision.evidence if e.feature == "hand_rules"), decision.shape)
+        rules[row["split"]].append((row["shape"], str(rule or decision.shape)))
         if args.errors and row["split"] == "train" and decision.shape != row["shape"]:
             print(f"train error: {row['path']}: label {row['shape']}, got {decision.shape} ({row['reason']})")
         if args.model:
@@ -88,14 +96,26 @@ def main() -> int:
             tokens[1] += judgement.usage.output_tokens
             cost += judgement.usage.cost_usd or 0.0
     print(f"labelled skills: {sum(len(v) for v in results.values())} ({args.labels.name})")
+    shipped = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
+    print(
+        f"shipped model: trained on {'+'.join(shipped['trained_on'])} ({shipped['examples']} public skills "
+        f"+ {shipped['fixture_examples']} fixtures), {shipped['cv_folds']}-fold CV accuracy "
+        f"{shipped['cv_accuracy']:.1%} (benchmarks/train_shape_model.py)"
+    )
     titles = {
-        "fresh": "fresh split (labelled before the classifier ran on it; not tuned on)",
-        "held-out": "held-out split (not tuned on)",
-        "train": "train split (rules tuned here)",
+        "fresh2": "fresh2 split (headline: labelled and committed before the model ran on it; never trained on)",
+        "fresh": "fresh split (never trained on)",
+        "held-out": "held-out split (the model is trained on it: in-sample)",
+        "train": "train split (the model is trained on it: in-sample)",
     }
     for split in splits:
         report(titles[split], results[split])
-    report("fresh + held-out (everything not tuned on)", results["fresh"] + results["held-out"])
+    report("fresh2 + fresh (everything never trained on)", results["fresh2"] + results["fresh"])
+    for split in ("fresh2", "fresh"):
+        pairs = rules[split]
+        correct = sum(g == p for g, p in pairs)
+        share = correct / max(1, len(pairs))
+        print(f"hand rules alone (the model's rule input), {split}: {correct}/{len(pairs)} = {share:.1%}")
     if args.model:
         for split in splits:
             report(f"hybrid with {args.model}, {split}", hybrid[split])

@@ -1,18 +1,22 @@
 """Shape classification (workflow / dispatcher / reference / insufficient) from structural features.
 
-Each feature adds a weighted vote for one shape and is recorded as evidence; the shape with the highest
-total wins (ties: workflow, dispatcher, reference). A body with too little to act on, or no shape reaching
-the threshold, is `insufficient`. Deterministic and offline.
+The structural signals (`shape_signals`: procedure and menu coverage, steps, entry points, options,
+substance...) are recorded as evidence, each with the shape its hand-written threshold points to; the
+decision is a small learned model over those signals (`shape_model`: multinomial logistic regression
+whose coefficients ship as data, fitted offline on hand labels). A body under MIN_WORDS words with no
+scripts is `insufficient` without consulting the model. Deterministic and offline.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import cast
 
 from skillworks.compile.contract import Evidence, Shape
 from skillworks.compile.features import Features
-from skillworks.compile.shape_signals import shape_signals
+from skillworks.compile.shape_model import SHAPES, shape_vector, shipped_model
+from skillworks.compile.shape_signals import ShapeSignals, shape_signals
 
 MIN_WORDS = 40
 MIN_SUBSTANCE = 80  # words outside When to use / Overview / Related / Examples for a reference
@@ -51,9 +55,38 @@ def entry_points(feats: Features) -> set[str]:
 
 
 def classify(feats: Features) -> Classification:
-    """The shape whose structure covers most of the body: a procedure (ordered steps) or a menu (sibling
-    sections that each bring an operation) when one covers enough of it, else reference; too little text,
-    a stub or a persona with nothing to run is insufficient. `scores` are those coverages (x4), for the judge."""
+    """The shipped model's shape over the structural signals (all recorded as evidence); `scores` are its
+    probabilities (x4), for the judge. Under MIN_WORDS words and no scripts: insufficient."""
+    evidence, vector = _evidence_and_inputs(feats)
+    if feats.words < MIN_WORDS and not feats.scripts:
+        evidence.append(
+            Evidence(
+                feature="too_short",
+                value=feats.words,
+                supports="insufficient",
+                note=f"fewer than {MIN_WORDS} words and no scripts",
+            )
+        )
+        return Classification("insufficient", {s: 0.0 for s in SHAPES}, evidence)
+    proba = shipped_model().probabilities(vector)
+    shape = cast(Shape, max(SHAPES, key=proba.__getitem__))
+    evidence.append(
+        Evidence(
+            feature="shape_model",
+            value=round(proba[shape], 3),
+            supports=shape,
+            note="logistic regression over the signals above: " + ", ".join(f"p({s})={proba[s]:.2f}" for s in SHAPES),
+        )
+    )
+    return Classification(shape, {s: round(4 * proba[s], 2) for s in SHAPES}, evidence)
+
+
+def model_inputs(feats: Features) -> list[float]:
+    """The shape model's input vector for these features (what benchmarks/train_shape_model.py fits on)."""
+    return _evidence_and_inputs(feats)[1]
+
+
+def _evidence_and_inputs(feats: Features) -> tuple[list[Evidence], list[float]]:
     sig = shape_signals(feats, feats.body)
     points = entry_points(feats)
     evidence: list[Evidence] = []
@@ -115,36 +148,27 @@ def classify(feats: Features) -> Classification:
         "words outside When to use / Overview / Related / Examples",
     )
     note("setup_requirements", feats.setup_cues, None, False, "install / prerequisite cues (risk, not shape)")
-    scores: dict[str, float] = {
-        "workflow": round(4 * sig.procedure_share, 2) if sig.steps >= MIN_STEPS else 0.0,
-        "dispatcher": round(4 * sig.menu_share, 2) if sig.menu_sections >= MIN_OPERATIONS else 0.0,
-    }
-    scores["reference"] = round(4 - max(scores.values()), 2) if sig.substantive_words >= MIN_SUBSTANCE else 0.0
+    other_menu = command_menu or one_command or row_menu or len(feats.scripts_referenced) >= MIN_SCRIPTS
+    rule = _rule_shape(feats, sig, procedure, menu, other_menu)
+    note("hand_rules", 1.0, rule, True, "the shape the thresholds above point to (one input of the model)")
+    return evidence, shape_vector(feats, sig, len(points), rule)
 
+
+def _rule_shape(feats: Features, sig: ShapeSignals, procedure: bool, menu: bool, other_menu: bool) -> Shape:
+    """The hand-written decision: the larger of a procedure and a menu, else a menu of commands, rows or
+    scripts, else substance; a stub or persona with nothing to run is insufficient."""
     runnable = bool(feats.commands or feats.scripts)
-    insufficient = _insufficient(feats, sig.substantive_words, runnable, procedure)
-    if insufficient is not None:
-        evidence.append(insufficient)
-        return Classification("insufficient", scores, evidence)
+    if _insufficient(feats, sig.substantive_words, runnable, procedure) is not None:
+        return "insufficient"
     if procedure and menu:
-        shape: Shape = "workflow" if sig.procedure_share >= sig.menu_share else "dispatcher"
-    elif procedure:
-        shape = "workflow"
-    elif menu or command_menu or one_command or len(feats.scripts_referenced) >= MIN_SCRIPTS or row_menu:
-        shape = "dispatcher"
-    elif sig.substantive_words >= MIN_SUBSTANCE or feats.program_blocks or feats.table_rows >= 3:
-        shape = "reference"
-    else:
-        evidence.append(
-            Evidence(
-                feature="below_threshold",
-                value=sig.substantive_words,
-                supports="insufficient",
-                note=f"no procedure, no menu and under {MIN_SUBSTANCE} substantive words",
-            )
-        )
-        return Classification("insufficient", scores, evidence)
-    return Classification(shape, scores, evidence)
+        return "workflow" if sig.procedure_share >= sig.menu_share else "dispatcher"
+    if procedure:
+        return "workflow"
+    if menu or other_menu:
+        return "dispatcher"
+    if sig.substantive_words >= MIN_SUBSTANCE or feats.program_blocks or feats.table_rows >= 3:
+        return "reference"
+    return "insufficient"
 
 
 def _insufficient(feats: Features, substantive: int, runnable: bool, procedure: bool) -> Evidence | None:

@@ -86,9 +86,18 @@ def test_numbered_sections_under_a_plural_workflows_heading_are_a_menu_not_steps
             (("Send an email", "SEND_EMAIL"), ("Search mail", "SEARCH_MAIL"), ("List labels", "LIST_LABELS")), start=1
         )
     )
-    sig, shape = _signals(tmp_path, f"# Mail\n\n{FILLER}\n\n## Core Workflows\n\n{ops}")
+    root = tmp_path / "s"
+    root.mkdir()
+    (root / "SKILL.md").write_text(
+        f"---\nname: s\ndescription: A test skill. Use in tests.\n---\n\n# Mail\n\n{FILLER}\n\n## Core Workflows\n\n{ops}"
+    )
+    feats = extract_features(load_skill(root))
+    sig = shape_signals(feats, feats.body)
     assert sig.step_sections == 0 and sig.menu_sections == 3
-    assert shape == "dispatcher"
+    # the hand-written thresholds read it as a menu; the learned model weighs that against the filler prose
+    # (its accuracy is measured in benchmarks/compile_shapes.py), so the rule's vote is what is tested here
+    rules = next(e for e in classify(feats).evidence if e.feature == "hand_rules")
+    assert rules.supports == "dispatcher"
 
 
 def test_a_procedure_that_runs_the_skills_script_needs_less_of_the_body(tmp_path: Path) -> None:
