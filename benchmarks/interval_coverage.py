@@ -4,22 +4,26 @@
 
 The simulation model is in ``_coverage_sim.py``. Grid: tasks {1,3,5,7,10,20,50,100} x trials {1,2,3,5} x
 baseline mean {0.05, 0.5, 0.95} x effect {0, 10, 20, 40} pp; REPLICATES simulated runs per cell (default
-2000), seed 20261201 (the floors were tuned on seed 1 by ``interval_tuning.py``: these runs are held out).
+2000; docs/statistics.md quotes 4000), seed 20261201 and 20261202 for the graded runs (the floors were tuned
+on seeds 1 and 2 by ``interval_tuning.py``: these runs are held out).
 
 Printed per cell: coverage (%) and mean width (pp) of
 - Δ: ``skillworks.stats.paired_delta`` (paired-t with trial-noise floor), "no interval" below
   ``MIN_TASKS_FOR_INTERVAL`` paired tasks by design; beside it the task-only bootstrap's coverage
   (``task_bootstrap_delta``, 400 resamples, first 300 replicates) for comparison;
-- the with-skill pass rate: ``task_mean_interval`` (the headline's and PR comment's pass-rate interval);
+- the with-skill pass rate: ``task_mean_interval`` (clustered Wilson, moderated variance: the headline's and
+  PR comment's pass-rate interval);
   Wilson over n = tasks x trials (SkillsBench's, in report.md), against the population mean rate and
   against the mean rate of the run's own tasks (the estimand it is valid for);
 - g (normalised gain): ``skillworks.stats.gain_interval`` against the population's E[Δ] / (1 − E[p0]),
   over the runs that get one ("g%": their share; a cell where under half do, e.g. baseline 95 %, has none);
 - ACES Skill Lift of a graded metric on [0, 1] (per-trial scores Beta-distributed): ``skill_lift``'s
-  interval (the Δ method over cases);
+  interval (the Δ method over cases, with the graded floor ``GRADED_FLOOR``);
 - "const": the share of runs in which every task shows the same difference (the interval is then the
   trial-noise floor alone), which is what keeps a cell's coverage above 97 %.
-Then, per interval, how many reported cells are in 93–97 %, above, below; and a markdown table per
+Then, per interval, how many reported cells are in 93–97 %, above, below, how many of those outside are
+within the Monte Carlo error (``1.96 · sqrt(95 · 5 / REPLICATES)``) of the band, and which (baseline, tasks x
+trials) cells are outside beyond it; and a markdown table per
 tasks x trials (range over the 12 baseline x effect cells) for docs/statistics.md.
 """
 
