@@ -113,8 +113,24 @@ def delta_interval(cell: Cell, floor: NoiseFloor) -> tuple[np.ndarray, np.ndarra
 
 
 def rate_interval(cell: Cell, floor: NoiseFloor) -> tuple[np.ndarray, np.ndarray]:
-    noise = shrunk_noise(cell.with_, cell.with_sq, cell.trials, floor.pseudo)
-    return floored_t(cell.with_, noise, floor.scale, 0.0)
+    """Vectorised ``task_mean_interval``: Wilson at the effective sample size of the moderated variance."""
+    n, m = cell.tasks, cell.trials
+    noise = floor.scale * shrunk_noise(cell.with_, cell.with_sq, m, floor.pseudo).mean(axis=1)
+    s2 = cell.with_.var(axis=1, ddof=1)
+    if floor.prior_df <= 0:
+        var, df = np.maximum(s2, noise), n - 1.0
+    else:
+        var, df = ((n - 1) * s2 + floor.prior_df * noise) / (n - 1 + floor.prior_df), n - 1 + floor.prior_df
+    p = cell.with_.mean(axis=1)
+    spread = p * (1.0 - p)
+    var_mean = var / n
+    safe = np.where(var_mean > 0, var_mean, 1.0)
+    n_eff = np.where((spread > 0) & (var_mean > 0), np.clip(spread / safe, 1.0, n * m), float(n * m))
+    z = t_quantile(CONFIDENCE, df)
+    denom = 1.0 + z * z / n_eff
+    centre = (p + z * z / (2.0 * n_eff)) / denom
+    half = (z / denom) * np.sqrt(spread / n_eff + z * z / (4.0 * n_eff * n_eff))
+    return np.maximum(0.0, centre - half), np.minimum(1.0, centre + half)
 
 
 def gain_interval(cell: Cell, floor: NoiseFloor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

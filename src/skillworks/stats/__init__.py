@@ -30,6 +30,7 @@ from skillworks.stats.lift import (
 from skillworks.stats.paired import (
     MIN_TASKS_FOR_INTERVAL,
     PAIRED_T_METHOD,
+    RATE_METHOD,
     TaskSide,
     TrialsDelta,
     minimum_detectable_effect,
@@ -61,6 +62,7 @@ __all__ = [
     "MIN_HEADROOM",
     "MIN_TASKS_FOR_INTERVAL",
     "PAIRED_T_METHOD",
+    "RATE_METHOD",
     "CaseKey",
     "CaseLift",
     "CellLift",

@@ -26,7 +26,7 @@ from skillworks.stats.paired import (
     unpack_side,
 )
 
-GAIN_FLOOR = NoiseFloor(pseudo=1.0, scale=0.5)
+GAIN_FLOOR = NoiseFloor(pseudo=0.1, scale=1.0)
 """The floor of the g interval (chosen on benchmarks/interval_tuning.py's seed set)."""
 
 MIN_HEADROOM = 0.1

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from skillworks.results import TrialResult
 from skillworks.stats.intervals import Interval, z_for
-from skillworks.stats.paired import MIN_TASKS_FOR_INTERVAL, paired_delta, t_quantile
+from skillworks.stats.paired import DELTA_FLOOR, GRADED_FLOOR, MIN_TASKS_FOR_INTERVAL, paired_delta, t_quantile
 
 if TYPE_CHECKING:
     import numpy as np
@@ -128,18 +128,22 @@ def _lift_interval(cases: Sequence[CaseLift], confidence: float) -> Interval | N
     """The lift's interval over paired cases, None below ``MIN_TASKS_FOR_INTERVAL`` of them (the small-n
     rule of :mod:`skillworks.stats.paired`). When every side's score lies in [0, 1] it is the Δ method,
     :func:`skillworks.stats.paired.paired_delta` (t over cases with the trial-noise floor, the trials of a
-    side being its scored trials), so it is bounded to [−1, 1] and never zero-width; for a metric off
-    that range a plain t-interval (df = cases − 1)."""
+    side being its scored trials), so it is bounded to [−1, 1] and never zero-width — with the 0/1 floor
+    :data:`~skillworks.stats.paired.DELTA_FLOOR` when every score is 0 or 1, else the graded one
+    (:data:`~skillworks.stats.paired.GRADED_FLOOR`); for a metric off that range a plain t-interval
+    (df = cases − 1)."""
     n = len(cases)
     if n < max(MIN_TASKS_FOR_INTERVAL, 2):
         return None
     sides = [c.treatment.mean for c in cases] + [c.baseline.mean for c in cases]
     if all(0.0 <= v <= 1.0 for v in sides):
         keys = [str(i) for i in range(n)]
+        binary = all(abs(side.mean_square - side.mean) < 1e-12 for c in cases for side in (c.treatment, c.baseline))
         found = paired_delta(
             {k: (c.treatment.mean, c.treatment.n, c.treatment.mean_square) for k, c in zip(keys, cases, strict=True)},
             {k: (c.baseline.mean, c.baseline.n, c.baseline.mean_square) for k, c in zip(keys, cases, strict=True)},
             confidence=confidence,
+            floor=DELTA_FLOOR if binary else GRADED_FLOOR,
         )
         if found.ci_low_pp is None or found.ci_high_pp is None:
             return None

@@ -11,8 +11,13 @@ Method (``"paired-t with trial-noise floor"``), per agent configuration:
   to the rewards' own spread (their mean square is passed), since ``p(1 − p)`` overstates it.
   For Δ ``c = ¼, κ = ½`` (:data:`DELTA_FLOOR`).
 - Interval: ``mean(d) ± t_{n−1} · sqrt(var / n)``, clipped to [−100, +100] pp.
-- The pass rate's interval over tasks (:func:`task_mean_interval`) is the same with the task rates in
-  place of ``d_i``, ``c = 1, κ = ¾`` (:data:`RATE_FLOOR`), clipped to [0, 1].
+- The pass rate's interval over tasks (:func:`task_mean_interval`, ``"clustered Wilson, moderated
+  variance"``) is a Wilson score interval at an effective sample size: the task rates' variance is
+  moderated toward the trial-noise floor (``v = ((n − 1)·s² + d₀·κ·v̄)/(n − 1 + d₀)``, a prior of ``d₀``
+  degrees of freedom at the floor, so it never vanishes and weighs less as tasks grow), the effective
+  number of trials is ``n_eff = p̂(1 − p̂)/(v/n)`` capped at the trials behind it (all of them when
+  ``p̂`` is 0 or 1), and the quantile is ``t`` with ``n − 1 + d₀`` df: asymmetric near 0 and 1, never
+  zero-width; ``c = ¼, κ = 2, d₀ = 4`` (:data:`RATE_FLOOR`).
 - ``c`` and ``κ`` were chosen on one set of simulated runs (``benchmarks/interval_tuning.py``, seed 1)
   and the coverage is reported on another (``benchmarks/interval_coverage.py``, seed 20261201).
 - Below :data:`MIN_TASKS_FOR_INTERVAL` paired tasks no interval is given (``note`` says why): at 1–4
@@ -36,20 +41,27 @@ MIN_TASKS_FOR_INTERVAL = 5
 """Fewest paired tasks for which a Δ (or pass-rate) interval is reported."""
 
 PAIRED_T_METHOD = "paired-t with trial-noise floor"
+RATE_METHOD = "clustered Wilson, moderated variance"
 
 
 @dataclass(frozen=True)
 class NoiseFloor:
     """The trial-noise floor of a t-interval over tasks: ``κ · mean_i p̃_i(1 − p̃_i)/m_i`` with
-    ``p̃ = (m·p + pseudo)/(m + 2·pseudo)``; ``pseudo`` is ``c`` and ``scale`` is ``κ`` of the module doc."""
+    ``p̃ = (m·p + pseudo)/(m + 2·pseudo)``; ``pseudo`` is ``c`` and ``scale`` is ``κ`` of the module doc.
+    ``prior_df`` 0: the variance is ``max(s², floor)``; above 0 (``d₀``): it is moderated toward the floor,
+    ``((n − 1)·s² + d₀·floor)/(n − 1 + d₀)`` with ``n − 1 + d₀`` degrees of freedom."""
 
     pseudo: float
     scale: float
+    prior_df: float = 0.0
 
 
 DELTA_FLOOR = NoiseFloor(pseudo=0.25, scale=0.5)
 """The floor of the Δ interval (chosen on benchmarks/interval_tuning.py's seed set)."""
-RATE_FLOOR = NoiseFloor(pseudo=1.0, scale=0.75)
+GRADED_FLOOR = NoiseFloor(pseudo=0.25, scale=0.25)
+"""The floor of the Δ method when a side's scores are graded (not all 0 or 1), as for the ACES lift of a
+metric on [0, 1]: such scores carry their own spread, so less floor is needed (chosen the same way)."""
+RATE_FLOOR = NoiseFloor(pseudo=0.25, scale=2.0, prior_df=4.0)
 """The floor of the pass-rate interval over tasks (chosen the same way)."""
 
 TaskSide = tuple[float | None, int] | tuple[float | None, int, float]
@@ -78,7 +90,7 @@ def unpack_side(value: TaskSide) -> tuple[float | None, int, float | None]:
     return (value[0], value[1], value[2]) if len(value) == 3 else (value[0], value[1], None)
 
 
-def t_quantile(confidence: float, df: int) -> float:
+def t_quantile(confidence: float, df: float) -> float:
     from scipy.stats import t  # imported when needed: a run's start-up never loads scipy
 
     return float(t.ppf(0.5 + confidence / 2.0, df))
@@ -150,8 +162,8 @@ def task_mean_interval(
     min_tasks: int = MIN_TASKS_FOR_INTERVAL,
     floor: NoiseFloor = RATE_FLOOR,
 ) -> tuple[float, float] | None:
-    """The same method for one side's task-macro rate (population mean rate, floor :data:`RATE_FLOOR`),
-    clipped to [0, 1].
+    """One side's task-macro rate (population mean rate): the clustered Wilson interval of the module doc
+    (floor :data:`RATE_FLOOR`), inside [0, 1].
 
     None below ``min_tasks`` tasks with a rate.
     """
@@ -160,11 +172,33 @@ def task_mean_interval(
     n = len(pairs)
     if n < max(min_tasks, 2):
         return None
-    mean = sum(r for r, _, _ in pairs) / n
-    between = sum((r - mean) ** 2 for r, _, _ in pairs) / (n - 1)
-    var = max(between, floor.scale * sum(shrunk_noise(r, m, floor.pseudo, sq) for r, m, sq in pairs) / n)
-    half = t_quantile(confidence, n - 1) * math.sqrt(var / n)
-    return max(0.0, mean - half), min(1.0, mean + half)
+    rates = [r for r, _, _ in pairs]
+    noise = floor.scale * sum(shrunk_noise(r, m, floor.pseudo, sq) for r, m, sq in pairs) / n
+    var, df = floored_variance(rates, noise, floor.prior_df)
+    trials = float(sum(max(m, 1) for _, m, _ in pairs))
+    return clustered_wilson(sum(rates) / n, var / n, trials, t_quantile(confidence, df))
+
+
+def floored_variance(values: Sequence[float], floor: float, prior_df: float) -> tuple[float, float]:
+    """``(variance, df)`` of one value over tasks: ``max(s², floor)`` with ``n − 1`` df when ``prior_df``
+    is 0, else ``s²`` moderated toward ``floor`` with ``prior_df`` prior degrees of freedom."""
+    n = len(values)
+    between = _sample_var(values)
+    if prior_df <= 0:
+        return max(between, floor), float(n - 1)
+    return ((n - 1) * between + prior_df * floor) / (n - 1 + prior_df), n - 1 + prior_df
+
+
+def clustered_wilson(rate: float, var_mean: float, trials: float, z: float) -> tuple[float, float]:
+    """Wilson score interval for a mean rate whose variance is ``var_mean``, at the effective sample size
+    ``rate(1 − rate)/var_mean`` capped at ``trials`` (and ``trials`` itself at a rate of 0 or 1)."""
+    spread = rate * (1.0 - rate)
+    n_eff = trials if spread <= 0.0 or var_mean <= 0.0 else min(trials, max(1.0, spread / var_mean))
+    z2 = z * z
+    denom = 1.0 + z2 / n_eff
+    centre = (rate + z2 / (2.0 * n_eff)) / denom
+    half = (z / denom) * math.sqrt(spread / n_eff + z2 / (4.0 * n_eff * n_eff))
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def minimum_detectable_effect(

@@ -97,7 +97,8 @@ def _coverage(seed: int, reps: int, tasks: int, trials: int, mu: float, effect: 
 def test_method_pinned_on_fixed_seeds(tasks: int, trials: int, mu: float, effect: float) -> None:
     """Two cells where the 93-97 % goal is reachable, 600 runs each on a fixed seed (not the benchmark's):
     both intervals land within 2 standard errors (about 1.8 points) of that band."""
-    assert (DELTA_FLOOR.pseudo, DELTA_FLOOR.scale, RATE_FLOOR.pseudo, RATE_FLOOR.scale) == (0.25, 0.5, 1.0, 0.75)
+    assert (DELTA_FLOOR.pseudo, DELTA_FLOOR.scale, DELTA_FLOOR.prior_df) == (0.25, 0.5, 0.0)
+    assert (RATE_FLOOR.pseudo, RATE_FLOOR.scale, RATE_FLOOR.prior_df) == (0.25, 2.0, 4.0)
     cov_d, cov_r = _coverage(7, 600, tasks, trials, mu, effect)
     assert 0.912 <= cov_d <= 0.988, cov_d
     assert 0.912 <= cov_r <= 0.988, cov_r
@@ -124,7 +125,7 @@ def test_gain_interval_rules_and_range() -> None:
     from skillworks.stats import gain_interval
     from skillworks.stats.gain import GAIN_FLOOR
 
-    assert (GAIN_FLOOR.pseudo, GAIN_FLOOR.scale) == (1.0, 0.5)  # benchmarks/interval_tuning.py's pick
+    assert (GAIN_FLOOR.pseudo, GAIN_FLOOR.scale) == (0.1, 1.0)  # benchmarks/interval_tuning.py's pick
 
     w = {f"t{i}": (r, 2) for i, r in enumerate((1.0, 0.5, 1.0, 0.5, 1.0, 1.0))}
     wo = {f"t{i}": (r, 2) for i, r in enumerate((0.5, 0.0, 0.5, 0.5, 0.0, 0.5))}
@@ -136,3 +137,66 @@ def test_gain_interval_rules_and_range() -> None:
     assert gain_interval(dict(list(w.items())[:4]), wo) == "too few tasks for an interval — n=4"
     near_full = gain_interval({t: (1.0, 2) for t in w}, {t: (0.95, 20) for t in w})
     assert isinstance(near_full, str) and "headroom" in near_full
+
+
+def test_pass_rate_interval_is_clustered_wilson_on_fixed_inputs() -> None:
+    """task_mean_interval = Wilson at n_eff = p(1 - p) / (v / n), v the task rates' variance moderated toward
+    the floor with 4 prior df, t quantile with n - 1 + 4 df; all-pass tasks keep a non-zero width."""
+    from scipy.stats import t
+
+    rates = (1.0, 2 / 3, 1 / 3, 2 / 3, 1.0, 0.0)
+    low, high = task_mean_interval({str(i): (r, 3) for i, r in enumerate(rates)}) or (0.0, 0.0)
+    n, p = len(rates), sum(rates) / len(rates)
+    s2 = float(np.var(rates, ddof=1))
+    floor = 2.0 * sum(shrunk_noise(r, 3, 0.25) for r in rates) / n
+    v = (5 * s2 + 4 * floor) / 9
+    n_eff = min(18.0, p * (1 - p) / (v / n))
+    z = float(t.ppf(0.975, 9))
+    centre = (p + z * z / (2 * n_eff)) / (1 + z * z / n_eff)
+    half = z / (1 + z * z / n_eff) * (p * (1 - p) / n_eff + z * z / (4 * n_eff * n_eff)) ** 0.5
+    assert (low, high) == pytest.approx((centre - half, centre + half))
+    # every task passed all of its trials: Wilson at all 15 trials, [1 - z²/(15 + z²), 1], not [1, 1]
+    low, high = task_mean_interval({str(i): (1.0, 3) for i in range(5)}) or (0.0, 0.0)
+    z = float(t.ppf(0.975, 8))
+    assert high == 1.0 and low == pytest.approx(1 - z * z / (15 + z * z))
+
+
+def _lift_rows(scores: dict[str, tuple[float, ...]]) -> list[TrialResult]:
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    return [
+        TrialResult(
+            trial_id=f"{case}{cond}{k}",
+            run_id="r",
+            task_id=f"s--{case}",
+            condition=cond,
+            agent="x",
+            trial_index=k,
+            seed=0,
+            outcome="ungraded",
+            metrics={"score": s},
+            started_at=now,
+            finished_at=now,
+        )
+        for case in "abcdef"
+        for cond, key in (("with-skill", "w"), ("target-withheld", "o"))
+        for k, s in enumerate(scores[key] if case in "abc" else scores[key][::-1][:2])
+    ]
+
+
+def test_lift_floor_is_the_01_floor_for_binary_scores_and_the_graded_one_otherwise() -> None:
+    from skillworks.stats.paired import GRADED_FLOOR
+
+    for scores, floor in (
+        ({"w": (1.0, 1.0, 0.0), "o": (0.0, 1.0, 0.0)}, DELTA_FLOOR),
+        ({"w": (0.9, 0.6, 0.3), "o": (0.2, 0.5, 0.1)}, GRADED_FLOOR),
+    ):
+        lift = skill_lift(_lift_rows(scores), "score")
+        assert lift.normal_ci is not None
+        sides: dict[str, dict[str, tuple[float | None, int, float]]] = {"w": {}, "o": {}}
+        for case in "abcdef":
+            for key in ("w", "o"):
+                s = scores[key] if case in "abc" else scores[key][::-1][:2]
+                sides[key][case] = (sum(s) / len(s), len(s), sum(v * v for v in s) / len(s))
+        ref = paired_delta(sides["w"], sides["o"], floor=floor)
+        assert ref.ci_low_pp is not None and ref.ci_high_pp is not None
+        assert (lift.normal_ci.low, lift.normal_ci.high) == pytest.approx((ref.ci_low_pp / 100, ref.ci_high_pp / 100))
