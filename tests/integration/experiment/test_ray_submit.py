@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -26,6 +27,7 @@ REPO = Path(__file__).resolve().parents[3]
 RAY = Path(sys.executable).with_name("ray")
 SKILLWORKS = [sys.executable, "-m", "skillworks.cli.main"]
 SCRIPT = REPO / "examples" / "scripted" / "quickstart-builtin.yaml"
+AUTH = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16)}
 
 
 def _free_port() -> int:
@@ -36,7 +38,9 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def job_server() -> Iterator[str]:
-    """A one-node cluster with its dashboard and job server; its `python` is this venv's (what the job runs)."""
+    """A one-node cluster with its dashboard and job server, with token authentication (as a real cluster
+    should have; the submitter gets the token through Ray's environment variables); its `python` is this venv's
+    (what the job runs)."""
     pytest.importorskip("ray.dashboard.modules.job.sdk", reason="ray[default] (the job server) is not installed")
     temp = Path("/tmp") / f"swsub-{os.getpid()}"  # short: Ray's unix socket paths must stay < 108 bytes
     dashboard = _free_port()
@@ -44,6 +48,7 @@ def job_server() -> Iterator[str]:
         **os.environ,
         "PATH": f"{RAY.parent}{os.pathsep}{os.environ.get('PATH', '')}",
         "RAY_USAGE_STATS_ENABLED": "0",
+        **AUTH,
         "RAY_agent_register_timeout_ms": "180000",
         "RAY_raylet_start_wait_time_s": "180",
     }
@@ -78,13 +83,13 @@ def job_server() -> Iterator[str]:
 
 def _submit(args: list[str], address: str) -> subprocess.CompletedProcess[str]:
     cmd = [*SKILLWORKS, "run", *args, "--executor", "ray", "--ray-address", address, "--submit"]
-    return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
+    return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300, env={**os.environ, **AUTH})
 
 
 def _wait(address: str, job_id: str, timeout: float = 900) -> tuple[str, str]:
     from ray.job_submission import JobStatus, JobSubmissionClient
 
-    client = JobSubmissionClient(address)
+    client = JobSubmissionClient(address, headers={"Authorization": f"Bearer {AUTH['RAY_AUTH_TOKEN']}"})
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         status = client.get_job_status(job_id)
