@@ -104,3 +104,21 @@ def test_a_missing_task_and_an_unreachable_job_server_are_one_line_errors(tmp_pa
     down = CliRunner().invoke(app, ["run", str(QUICKSTART), *common, "--ray-address", address])
     assert f"--submit: the Ray job server at {address} did not take the job" in str(down.exception)
     assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_the_job_refuses_to_overwrite_the_kept_inputs_of_its_run_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second job with a run id already submitted (same --out): exit 2, the first run's inputs untouched."""
+    from skillworks.experiment._ray_job_entry import main
+
+    kept = tmp_path / "out" / ".submitted" / "r1"
+    (kept / "tasks").mkdir(parents=True)
+    (kept / "tasks" / "first.txt").write_text("first")
+    work = tmp_path / "work"
+    (work / "inputs" / "tasks").mkdir(parents=True)
+    (work / "submit.json").write_text(json.dumps({"argv": ["run", {"input": "tasks"}], "inputs_dest": str(kept)}))
+    monkeypatch.chdir(work)
+    assert main(["submit.json"]) == 2
+    assert "the inputs of this run id are kept there already" in capsys.readouterr().err
+    assert [p.name for p in (kept / "tasks").iterdir()] == ["first.txt"]
