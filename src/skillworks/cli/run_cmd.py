@@ -103,7 +103,7 @@ def _given_on_command_line(ctx: typer.Context, keep: set[str]) -> list[str]:
     return given
 
 
-_EXECUTOR_FLAGS = {"executor", "ray_address", "ray_retries", "ray_cpus_per_trial"}
+_EXECUTOR_FLAGS = {"executor", "ray_address", "ray_retries", "ray_cpus_per_trial", "submit"}
 # what a session may do unattended: not part of the plan, so each may change on --resume
 _CAMPAIGN_FLAGS = {"retry_errors", "max_consecutive_errors", "max_cost", "max_tokens", "cache"}
 
@@ -320,6 +320,13 @@ def register(app: typer.Typer) -> None:
         ray_cpus_per_trial: Annotated[
             float | None, typer.Option(min=0, help="CPUs a trial reserves on Ray (default: the task's, else 1)")
         ] = None,
+        submit: Annotated[
+            bool,
+            typer.Option(
+                help="with --executor ray: run the driver as a Ray Job on the cluster (--ray-address: its job "
+                "server, http://HEAD:8265); prints the job id; --out is a path on the cluster"
+            ),
+        ] = False,
         retry_errors: RetryErrors = None,
         max_consecutive_errors: MaxConsecutiveErrors = 10,
         max_cost: MaxCost = None,
@@ -365,6 +372,11 @@ def register(app: typer.Typer) -> None:
             raise UserError("--retry-errors needs --resume RUN_DIR (it runs a recorded run's errored trials again)")
         refused: list[str] = []
         check_fail_on(fail_on)
+        if submit:
+            from skillworks.cli.run_submit import submit_command
+
+            submit_command(ctx, console)
+            return
         if replay is not None:
             spec, loaded, run_dir = _replay_spec(ctx, replay, out, run_id, executor, concurrency)
         elif resume is not None:

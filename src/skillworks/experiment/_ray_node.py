@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import io
 import json
+import logging
 import os
 import shutil
 import socket
@@ -172,7 +173,22 @@ def probe_node(run: RunShipment) -> dict[str, Any]:
 
     max_age, max_bytes = limits_from_env()  # once per session and node: the node's cache is pruned
     evicted = evict(node_root() / "cache", max_age, max_bytes)
-    return {"host": socket.gethostname(), "agents": asyncio.run(probe()), "evicted": evicted}
+    images = _evict_images(run, max_age, max_bytes) if run.spec.env == "container" else []
+    return {"host": socket.gethostname(), "agents": asyncio.run(probe()), "evicted": evicted, "evicted_images": images}
+
+
+def _evict_images(run: RunShipment, max_age: float, max_bytes: int) -> list[str]:
+    """The node's stale task images removed (same limits as its file cache); never fails the pre-flight."""
+    from skillworks.sandbox.container.factory import runtime_from_options
+    from skillworks.sandbox.container.image import cache_dir
+    from skillworks.sandbox.container.image_eviction import evict_images
+
+    try:
+        runtime = runtime_from_options(**run.spec.env_options)
+        return asyncio.run(evict_images(runtime, cache_dir(), max_age, max_bytes))
+    except Exception as exc:  # no runtime here (the agent pre-flight says so), a runtime that errs
+        logging.getLogger(__name__).warning("image eviction skipped on %s: %s", socket.gethostname(), exc)
+        return []
 
 
 def lost_attempt_usage(run: RunShipment, trial_id: str) -> dict[str, Any] | None:

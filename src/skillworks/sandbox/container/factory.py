@@ -10,7 +10,7 @@ from typing import Any
 from skillworks.errors import SandboxUnavailable
 from skillworks.sandbox.container.backend import ContainerSandbox, check_network
 from skillworks.sandbox.container.options import ContainerOptions
-from skillworks.sandbox.container.runtime import detect_runtime
+from skillworks.sandbox.container.runtime import ContainerRuntime, detect_runtime
 from skillworks.tasks.model import Task
 
 _LOCAL_ONLY_OPTIONS = frozenset({"bwrap_path", "keep_scratch", "hide_paths"})
@@ -69,3 +69,12 @@ def preflight_container(task: Task | None = None, **options: Any) -> None:
             f"--no-image-registry-tls-verify: docker has no per-command TLS switch; list {opts.image_registry} "
             "under insecure-registries in /etc/docker/daemon.json instead"
         )
+
+
+def runtime_from_options(**options: Any) -> ContainerRuntime:
+    """The container runtime these backend options (a run's env_options) select on this host."""
+    container, _ = _split_kwargs(options)
+    opts = ContainerOptions.from_env(**{k: v for k, v in container.items() if k != "options"})
+    return detect_runtime(
+        opts.cli, global_flags=opts.global_flags, run_flags=opts.run_flags, build_flags=opts.build_flags
+    )

@@ -29,6 +29,7 @@ from skillworks.errors import TaskError, UserError
 from skillworks.results import ImageInfo, ImageSource
 from skillworks.sandbox.container.build_leftovers import BUILD_OWNER_ARG, new_owner_token, stop_build
 from skillworks.sandbox.container.dockerfile import SKILLS_DIR, DockerfilePlan, inject_build_args, plan_dockerfile
+from skillworks.sandbox.container.image_eviction import touch_use
 from skillworks.sandbox.container.registry import pull_image, push_image
 from skillworks.sandbox.container.runtime import ContainerRuntime, run_command
 from skillworks.tasks.model import Task
@@ -245,6 +246,7 @@ async def ensure_image(runtime: ContainerRuntime, task: Task, options: BuildOpti
             if pushed:
                 _IN_REGISTRY.add((runtime.cli, options.registry, tag))
         user, home = found
+        touch_use(cache_dir(), runtime.cli, tag)  # what image eviction reads as its last use
         spent = time.monotonic() - started
         return TaskImage(
             tag,
