@@ -85,6 +85,11 @@ class GatewayCall(BaseModel):
         description="the answer in the gateway's internal form (what `run --replay` serves); absent when the run "
         "was made with --no-record-bodies",
     )
+    response_omitted: str | None = Field(
+        default=None,
+        description="why the answer is not recorded although bodies are (its size, past the recording cap); "
+        "such a call cannot be replayed",
+    )
 
     @property
     def is_model_call(self) -> bool:

@@ -82,6 +82,10 @@ def check_recorded_bodies(trials_dir: Path, trial_ids: list[str]) -> None:
     for trial_id in trial_ids:
         log = trials_dir / trial_id / "gateway.jsonl"
         for call in recorded_calls(trials_dir / trial_id):
+            if call.status == "ok" and call.response is None and call.response_omitted:
+                raise UserError(
+                    f"cannot replay: a model call's answer was too large to record ({call.response_omitted})", log
+                )
             if call.status == "ok" and (call.response is None or call.request_sha256 is None):
                 raise UserError(
                     "cannot replay: this trial's model calls were recorded without their response bodies "
@@ -133,7 +137,8 @@ class ReplaySession:
             cls = cast(ErrorClass, call.error_class or "server_error")
             raise GatewayError(cls, call.error_message or "recorded failure", status=call.http_status)
         if call.response is None:
-            raise GatewayError("replay_exhausted", f"{where}: the recording holds no response body")
+            why = f" ({call.response_omitted})" if call.response_omitted else ""
+            raise GatewayError("replay_exhausted", f"{where}: the recording holds no response body{why}")
         try:
             response = response_from_dict(call.response)
         except (ValueError, TypeError) as exc:

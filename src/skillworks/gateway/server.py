@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import dataclasses
 import hashlib
+import json
 import logging
 import os
 import shutil
@@ -42,6 +43,9 @@ _SHUTDOWN_SEC = 1.0  # closing a trial waits this long for in-flight calls, then
 # A call that failed with one of these after all its retries says the provider is down (not this request)
 _DOWN_CLASSES = frozenset({"server_error", "timeout", "auth"})
 DOWN_COOLDOWN_SEC = 30.0
+# an answer is recorded in full (what `run --replay` serves) up to this size; past it the record keeps its
+# size only (`response_omitted`): a 50 MB answer is not written again beside its consumer's own capped copy
+MAX_RECORDED_RESPONSE_CHARS = 4 * 1024 * 1024
 _WIRES: dict[str, tuple[Wire, ModuleType]] = {
     "/v1/chat/completions": ("openai_chat", wire_openai_chat),
     "/v1/responses": ("openai_responses", wire_openai_responses),
@@ -532,7 +536,12 @@ class Gateway:
             call.ttft_ms = response.ttft_ms
             call.reasoning_items = len(response.reasoning_parts())
             if self.record_bodies:
-                call.response = dataclasses.asdict(response)
+                body = dataclasses.asdict(response)
+                size = len(json.dumps(body, ensure_ascii=False, default=str))
+                if size <= MAX_RECORDED_RESPONSE_CHARS:
+                    call.response = body
+                else:
+                    call.response_omitted = f"{size:,} characters, over the {MAX_RECORDED_RESPONSE_CHARS:,} recorded"
         if request is not None:  # what replay matches the agent's requests against
             from skillworks.gateway.replay import request_digest
 

@@ -225,3 +225,30 @@ def test_the_patch_call_has_the_system_part_the_scripted_provider_checks(tmp_pat
     log.unlink()
     parsed, error, _ = asyncio.run(call())
     assert parsed is None and error is not None and "expected the system part to contain 'NOT IN IT'" in error
+
+
+def test_an_oversized_patch_answer_is_stored_once_and_capped(tmp_path: Path) -> None:
+    """A 6 MB patch answer over the gateway's real HTTP channel (scripted provider, the one test double): the
+    patch record keeps it capped (`_cap`), and the call's gateway.jsonl, which records answers for replay,
+    keeps only its size (`response_omitted`) rather than a second full copy; a small answer is recorded."""
+    from skillworks.evolve.driver import _patch_call
+    from skillworks.gateway import Gateway, read_calls
+    from skillworks.gateway.server import MAX_RECORDED_RESPONSE_CHARS
+
+    huge = "x" * (6 * 1024 * 1024)
+    assert len(huge) > MAX_RECORDED_RESPONSE_CHARS
+    patch = {"summary": "s", "upsert_files": [], "delete_paths": []}
+    path = tmp_path / "script.yaml"
+    path.write_text(yaml.safe_dump({"by_task": {"t@patch": [{"text": huge}, {"text": json.dumps(patch)}]}}))
+    log = tmp_path / "patch.gateway.jsonl"
+
+    async def call() -> tuple[object, str | None, list[str]]:
+        async with Gateway(model=f"scripted/{path}") as gateway:
+            return await _patch_call(gateway, "c", log, "t@patch", None, "THE PROMPT")
+
+    _, _, answers = asyncio.run(call())
+    assert answers[0] == huge
+    calls = read_calls(log)
+    assert calls[0].response is None and calls[0].response_omitted and "6,2" in calls[0].response_omitted
+    assert calls[1].response is not None and calls[1].response_omitted is None
+    assert log.stat().st_size < 1024 * 1024  # the 6 MB answer is not in the gateway record

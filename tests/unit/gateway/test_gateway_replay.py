@@ -107,3 +107,16 @@ def test_a_recording_without_bodies_is_refused_naming_its_file(tmp_path: Path) -
         check_recorded_bodies(tmp_path / "trials", ["t"])
     assert "gateway.jsonl" in str(err.value)
     check_recorded_bodies(tmp_path / "trials", ["no-such-trial"])  # no calls: nothing to refuse
+
+
+def test_a_call_whose_answer_was_too_large_to_record_is_named_when_replay_is_refused(tmp_path: Path) -> None:
+    req = _req("a")
+    omitted = _call(req, response_omitted="6,291,456 characters, over the 4,194,304 recorded")
+    _recording(tmp_path, omitted)
+    with pytest.raises(UserError) as info:
+        check_recorded_bodies(tmp_path / "trials", ["t"])
+    assert "too large to record (6,291,456 characters" in str(info.value)
+    session = ReplayBackend(tmp_path / "trials", MODEL).open("t", None)
+    with pytest.raises(GatewayError) as served:
+        asyncio.run(session.complete(req))
+    assert "no response body (6,291,456 characters" in str(served.value)
