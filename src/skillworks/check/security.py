@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from skillworks.check.context import TextMap
+from skillworks.check.data_literals import is_data_element, yaml_sequence_item
 from skillworks.check.js_flow import JS_SUFFIXES, analyse_js
 from skillworks.check.lifecycle import scan_lifecycle
 from skillworks.check.model import Confidence, Context, Finding
@@ -475,6 +476,11 @@ def scan_text(text: str, rel: str | None, start_line: int = 1, *, topic: str | N
                     and _names_commands(tm.line_text(m.start()), tm.in_fence(m.start()))
                 ):
                     confidence = MEDIUM  # a table row or an enumeration that names commands (to detect, to block)
+                elif rule_id == "sec-destructive-shell" and (
+                    is_data_element(text, rel, m.start(), m.end())
+                    or (tm.in_fence(m.start()) and yaml_sequence_item(text, m.start()))
+                ):
+                    confidence = MEDIUM  # one element of a list of payloads, blocked or detected commands
                 add(rule_id, what, m.start(), m.end(), confidence)
     if "://" in text:
         for m in _URL.finditer(text):

@@ -63,6 +63,38 @@ def _parser() -> Parser:
     return Parser(Language(tree_sitter_bash.language()))
 
 
+_AUTH_FLAGS = frozenset({"-H", "--header", "-u", "--user", "--oauth2-bearer", "--proxy-user"})
+
+
+def _sent_args(base: str, args: list[Node], words: list[str]) -> list[Node]:
+    """The arguments whose data a network tool sends as content. A credential held in a variable and given as
+    a header or `--user` of curl/wget authenticates the request to that host (the skill calling its own
+    service's API, as `requests.get(url, headers=...)` does in python_flow); such an argument is left out unless
+    it reads a credential file or runs a command itself."""
+    if base not in ("curl", "wget"):
+        return args
+    out: list[Node] = []
+    for i, a in enumerate(args):
+        flag = words[i - 1] if i else ""
+        own = words[i]
+        inline = own.startswith(("--header=", "--user=")) or (own[:2] in ("-H", "-u") and len(own) > 2)
+        plain = not SENSITIVE_PATH.search(own) and "$(" not in own and "`" not in own
+        if plain and (flag in _AUTH_FLAGS or inline or _address_only(own)):
+            continue
+        out.append(a)
+    return out
+
+
+_LEADING_VAR = re.compile(r"^[\"']?(?:\$[A-Za-z_]\w*|\$\{[A-Za-z_]\w*\})")
+
+
+def _address_only(word: str) -> bool:
+    """True for a URL argument whose variable is only its base address (`"$BASE/v2/users"`, the host the
+    skill was configured with): no variable reaches the path or the query, so no data rides on it."""
+    m = _LEADING_VAR.match(word)
+    return m is not None and not _VAR_REF.search(word[m.end() :])
+
+
 def _unquote(text: str) -> str:
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
         return text[1:-1]
@@ -210,7 +242,7 @@ class _Analysis:
                 self.state.files.setdefault(words[-1], set()).update(src_kinds)
         # secrets into a network tool
         if base in NETWORK_TOOLS and (
-            any(SECRET in self.word_kinds(a) for a in args)
+            any(SECRET in self.word_kinds(a) for a in _sent_args(base, args, words))
             or any(
                 SECRET in self.state.files.get(d, set()) or SENSITIVE_PATH.search(d) for op, d in redirects if op == "<"
             )
