@@ -345,6 +345,26 @@ class Gateway:
             self._record(trial, self._call(trial, ts, started, "POST", path, wire, error=refused, body=body))
             return web.json_response(module.render_error(refused), status=refused.status)
         clamped = clamp_request(req, self.call_limits, self._tokens_left(trial, req))
+
+        def forwarded(
+            *, attempts: int, error: GatewayError | None = None, response: ModelResponse | None = None
+        ) -> GatewayCall:
+            """The record of this call once it went to the provider (what replay and accounting read)."""
+            return self._call(
+                trial,
+                ts,
+                started,
+                "POST",
+                path,
+                wire,
+                error=error,
+                body=body,
+                attempts=attempts,
+                response=response,
+                clamped=clamped,
+                request=req,
+            )
+
         failed_attempts: list[GatewayError] = []
         current = asyncio.current_task()
         if current is not None:
@@ -359,19 +379,7 @@ class Gateway:
                 err = GatewayError(last.error_class, f"{last.message} (still retrying when the trial ended)")
             else:
                 err = GatewayError("cancelled", "the trial was closed while this call was in flight")
-            call = self._call(
-                trial,
-                ts,
-                started,
-                "POST",
-                path,
-                wire,
-                error=err,
-                body=body,
-                attempts=len(failed_attempts) + 1,
-                clamped=clamped,
-                request=req,
-            )
+            call = forwarded(attempts=len(failed_attempts) + 1, error=err)
             if err.error_class == "cancelled":  # the prompt went out: its tokens are counted from the request
                 call.input_tokens, call.input_tokens_estimated = estimate_tokens(request_chars(req)), True
             self._record(trial, call)
@@ -382,37 +390,13 @@ class Gateway:
         self._note_provider_state(trial, outcome)
         if outcome.error is not None:
             err = outcome.error
-            call = self._call(
-                trial,
-                ts,
-                started,
-                "POST",
-                path,
-                wire,
-                error=err,
-                body=body,
-                attempts=outcome.attempts,
-                clamped=clamped,
-                request=req,
-            )
+            call = forwarded(attempts=outcome.attempts, error=err)
             self._record(trial, call)
             return web.json_response(module.render_error(err), status=err.status)
         assert outcome.response is not None
         resp = outcome.response
         trial.tokens_used += resp.usage.input_tokens + resp.usage.output_tokens
-        call = self._call(
-            trial,
-            ts,
-            started,
-            "POST",
-            path,
-            wire,
-            body=body,
-            attempts=outcome.attempts,
-            response=resp,
-            clamped=clamped,
-            request=req,
-        )
+        call = forwarded(attempts=outcome.attempts, response=resp)
         self._record(trial, call)
         model_id = req.client_model or self.model
         if not req.stream:
