@@ -212,17 +212,17 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def local_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A container registry of its own (the CNCF distribution registry, Debian's `docker-registry`):
-    storage in a temp dir, plain HTTP on 127.0.0.1:<free port>; its address, e.g. 127.0.0.1:40123."""
+@contextlib.contextmanager
+def _serve_registry(root: Path, *, readonly: bool = False) -> Iterator[str]:
+    """The CNCF distribution registry (Debian's `docker-registry`) with storage under `root`, plain HTTP on
+    127.0.0.1:<free port>; `readonly` refuses every push (its maintenance mode). Its address."""
     binary = shutil.which("docker-registry") or "/usr/bin/docker-registry"
     assert os.access(binary, os.X_OK), "docker-registry missing: scripts/install-system-deps.sh test installs it"
-    root = tmp_path_factory.mktemp("registry")
     address = f"127.0.0.1:{_free_port()}"
+    maintenance = "  maintenance:\n    readonly:\n      enabled: true\n" if readonly else ""
     (root / "config.yml").write_text(
         f"version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: {root / 'data'}\n"
-        f"http:\n  addr: {address}\n"
+        f"{maintenance}http:\n  addr: {address}\n"
     )
     with open(root / "registry.log", "wb") as log:
         proc = subprocess.Popen([binary, "serve", str(root / "config.yml")], stdout=log, stderr=log)
@@ -239,6 +239,22 @@ def local_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         finally:
             proc.terminate()
             proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def local_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A container registry of its own (the CNCF distribution registry, Debian's `docker-registry`):
+    storage in a temp dir, plain HTTP on 127.0.0.1:<free port>; its address, e.g. 127.0.0.1:40123."""
+    with _serve_registry(tmp_path_factory.mktemp("registry")) as address:
+        yield address
+
+
+@pytest.fixture
+def readonly_registry(tmp_path: Path) -> Iterator[str]:
+    """A registry that answers pulls but refuses every push (HTTP 405: its read-only maintenance mode)."""
+    (tmp_path / "readonly-registry").mkdir()
+    with _serve_registry(tmp_path / "readonly-registry", readonly=True) as address:
+        yield address
 
 
 @pytest.fixture(scope="module")

@@ -51,6 +51,17 @@ ImageRegistryTlsVerify = Annotated[
     ),
 ]
 
+Prebuild = Annotated[
+    bool,
+    typer.Option(
+        "--prebuild/--no-prebuild",
+        help="with --image-registry: build each distinct task image once and push it before any trial "
+        "(a build or push failure stops the run first); --no-prebuild: each node pulls or builds it on its "
+        "first trial",
+        rich_help_panel=_PANEL,
+    ),
+]
+
 
 def container_env_options(
     env: str,

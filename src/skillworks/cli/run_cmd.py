@@ -23,6 +23,7 @@ from skillworks.cli._container_flags import (
     ImageMap,
     ImageRegistry,
     ImageRegistryTlsVerify,
+    Prebuild,
     container_env_options,
 )
 from skillworks.cli.run_checks import (
@@ -291,6 +292,7 @@ def register(app: typer.Typer) -> None:
         force_build: ForceBuild = False,
         image_registry: ImageRegistry = None,
         image_registry_tls_verify: ImageRegistryTlsVerify = None,
+        prebuild: Prebuild = True,
         creator_skill: Annotated[
             str,
             typer.Option(
@@ -498,6 +500,7 @@ def register(app: typer.Typer) -> None:
                     limits=limits,
                     response_cache=cache,
                     keep_workspace=bool(spec.extra.get("keep_workspace")),
+                    prebuild=prebuild,
                 )
             )
         except (KeyboardInterrupt, asyncio.CancelledError):

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from skillworks.agents.base import Agent
 from skillworks.experiment.plan import TrialSpec
+from skillworks.experiment.prebuild import ImageJob, prebuild_here, run_image_phase
 from skillworks.experiment.spec import ExperimentSpec
 from skillworks.experiment.trial import TrialEnvironment, TrialGateway, run_trial
 from skillworks.provision.conditions import SkillSet
@@ -40,6 +41,9 @@ class RunContext:
     skill_set: SkillSet = field(default_factory=SkillSet)
     keep_workspace: bool = False
     post_trial: PostTrial | None = None
+    # the distinct images to build and push before any trial (prebuild.py); none: no image phase
+    images: list[ImageJob] = field(default_factory=list)
+    say: Callable[[str], None] | None = None  # a line for the run's output (the image phase's summary)
 
     def experiment_skills(self) -> list[SkillPackage]:
         s = self.skill_set
@@ -82,6 +86,8 @@ class LocalExecutor:
                 experiment_extra=dict(run.spec.extra),
             )
             async with sandbox_session(run.spec):
+                options = dict(run.spec.env_options)
+                await run_image_phase(run.images, run.run_dir, options, lambda j: prebuild_here(j, options), run.say)
 
                 async def one(spec: TrialSpec) -> TrialResult:
                     return await run_trial(spec, tenv)

@@ -10,7 +10,8 @@
   recording are the local executor's.
 - Model calls go through one gateway actor per node (`_ray_node.NodeGateway`), never via the driver.
 - Container images are built on the node that runs the trial and cached there by content hash (the
-  container backend's own cache).
+  container backend's own cache); with `--image-registry`, each distinct image is first built once on some
+  node and pushed (`_ray_prebuild.py`), and the trials pull it.
 - Ctrl-C cancels the remote trials (their sandboxes are torn down on the nodes). A trial whose worker
   or node dies is retried `retries` times, on another node when there is one; the lost attempts are
   kept in the trial dir (`lost-attempts.json`, with the usage its node's gateway recorded, which is added to
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from skillworks.errors import UserError
+from skillworks.experiment._ray_prebuild import prebuild_on_cluster
 from skillworks.experiment.executor import RunContext, TrialRunner
 from skillworks.experiment.plan import TrialSpec
 from skillworks.results import TrialError, TrialResult, Usage
@@ -128,6 +130,7 @@ class RayExecutor:
             remote = ray.remote(node.run_trial_on_node)
             try:
                 self._allowed = await _preflight_nodes(ray, node, shipment_ref, nodes, run)
+                await prebuild_on_cluster(ray, shipment_ref, resource, run)  # --image-registry: build once, push
                 self._load = dict.fromkeys(nodes, 0)
                 if _needs_gateways(run):
                     gateways = [node.start_node_gateway(shipment, n) for n in nodes]

@@ -29,6 +29,7 @@ from skillworks.experiment.campaign import (
 )
 from skillworks.experiment.executor import Executor, LocalExecutor, PostTrial, RunContext, TrialRunner
 from skillworks.experiment.plan import TrialSpec, plan_trials
+from skillworks.experiment.prebuild import image_jobs
 from skillworks.experiment.progress import RunProgress
 from skillworks.experiment.spec import ExperimentSpec
 from skillworks.experiment.store import RunStore
@@ -125,12 +126,14 @@ async def run_experiment(
     executor: Executor | None = None,
     limits: CampaignLimits | None = None,
     response_cache: Path | None = None,
+    prebuild: bool = True,
 ) -> RunOutcome:
     """Run (or resume) the plan of `spec`. `keep_workspace` downloads each trial's final workspace into its
     trial dir; `post_trial` grades each result before it is recorded (see TrialEnvironment); `executor`
     says where trials run (default: this process); `limits` what the session may do unattended (retry
     errored trials, stop on a run of errors or a spend cap; see experiment/campaign.py); `response_cache` a
-    directory of model responses shared across runs (gateway/response_cache.py; this process's gateways)."""
+    directory of model responses shared across runs (gateway/response_cache.py; this process's gateways);
+    `prebuild` False turns off the image phase of a container run with a registry (experiment/prebuild.py)."""
     # a library caller (eval, oracle check) that gives no limits gets no breaker: it would not report a stop
     limits = limits or CampaignLimits(max_consecutive_errors=0)
     store = RunStore(run_dir)
@@ -198,6 +201,8 @@ async def run_experiment(
             skill_set=skill_set or SkillSet(),
             keep_workspace=keep_workspace,
             post_trial=post_trial,
+            images=image_jobs(todo, spec, enabled=prebuild),
+            say=lambda line: (console or Console(stderr=True)).print(line, highlight=False, soft_wrap=True),
         )
         pages = _trial_page_writer(spec, store, recorded)
 

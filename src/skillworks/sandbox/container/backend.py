@@ -84,7 +84,6 @@ from skillworks.sandbox.container.image import (
     CA_ENV_VARS,
     CA_MOUNT,
     ROOT_USERS,
-    BuildOptions,
     TaskImage,
     ensure_image,
     forget_image,
@@ -178,18 +177,7 @@ class ContainerSandbox:
             await asyncio.to_thread(lambda: self.runtime)
         runtime = self.runtime
         o = self.options
-        self.image = await ensure_image(
-            runtime,
-            self.task,
-            BuildOptions(
-                o.image_map,
-                o.strip_skills,
-                o.force_build,
-                o.ca_bundle,
-                registry=o.image_registry,
-                registry_tls_verify=o.registry_tls_verify,
-            ),
-        )
+        self.image = await ensure_image(runtime, self.task, o.build_options())
         self.user, self.home = self.image.user, self.image.home
         allowlist = self.network.mode == "allowlist"
         if o.model_channel or allowlist:

@@ -71,10 +71,16 @@ def preflight_container(task: Task | None = None, **options: Any) -> None:
         )
 
 
+def options_from(**options: Any) -> ContainerOptions:
+    """The container options these backend options (a run's env_options, `strip_task_skills`) give on this
+    host (over the environment's defaults)."""
+    container, _ = _split_kwargs(options)
+    return ContainerOptions.from_env(**{k: v for k, v in container.items() if k != "options"})
+
+
 def runtime_from_options(**options: Any) -> ContainerRuntime:
     """The container runtime these backend options (a run's env_options) select on this host."""
-    container, _ = _split_kwargs(options)
-    opts = ContainerOptions.from_env(**{k: v for k, v in container.items() if k != "options"})
+    opts = options_from(**options)
     return detect_runtime(
         opts.cli, global_flags=opts.global_flags, run_flags=opts.run_flags, build_flags=opts.build_flags
     )

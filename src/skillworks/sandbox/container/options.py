@@ -10,6 +10,7 @@ from typing import Any
 
 from skillworks.errors import UserError
 from skillworks.sandbox.container.dockerfile import parse_image_map
+from skillworks.sandbox.container.image import BuildOptions
 from skillworks.sandbox.container.registry import parse_registry
 from skillworks.sandbox.container.runtime import (
     ENV_BUILD_FLAGS,
@@ -71,6 +72,17 @@ class ContainerOptions:
             ca_bundle=Path(env[ENV_CA_BUNDLE]) if env.get(ENV_CA_BUNDLE) else None,
         )
         return base.merged(**overrides)
+
+    def build_options(self) -> BuildOptions:
+        """How to build (or pull) the task image these options select."""
+        return BuildOptions(
+            self.image_map,
+            self.strip_skills,
+            self.force_build,
+            self.ca_bundle,
+            registry=self.image_registry,
+            registry_tls_verify=self.registry_tls_verify,
+        )
 
     def merged(self, **overrides: Any) -> ContainerOptions:
         known = set(self.__dataclass_fields__)
