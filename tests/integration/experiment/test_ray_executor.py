@@ -390,50 +390,67 @@ def test_interrupted_ray_run_resumes_and_records_each_trial_once(two_nodes: dict
     assert f"{before} already recorded" in resumed.stderr
 
 
-@pytest.mark.podman
 def registry_tags(address: str) -> list[str]:
     """The tags the registry holds for skillworks/env (its HTTP API)."""
     with urllib.request.urlopen(f"http://{address}/v2/skillworks/env/tags/list", timeout=10) as resp:
         return list(json.load(resp).get("tags") or [])
 
 
-def test_container_trial_on_a_ray_node_builds_its_image_there(
+@pytest.mark.podman
+def test_with_a_registry_each_image_is_built_once_on_one_node_and_no_trial_builds(
     two_nodes: dict[str, str], local_registry: str, tmp_path: Path
 ) -> None:
-    """... or takes it from the node's cache, and shares it through --image-registry (a real local registry)."""
-    task = REPO / "examples" / "container" / "csv-column-total"
+    """Three tasks, two of them with one environment, two trials each on the two nodes, with --image-registry
+    (a real local registry): the image phase builds each of the two images once, as one Ray task on some node
+    (recorded with that node), and pushes it; then no trial on either node builds an image. (Both nodes share
+    this machine's container store, so a trial finds the image there rather than pulling it.)"""
+    shared, own = secrets.token_hex(8), secrets.token_hex(8)
+    for name, token in {"a": shared, "b": shared, "c": own}.items():
+        task = tmp_path / "tasks" / name
+        shutil.copytree(REPO / "examples" / "container" / "csv-column-total", task)
+        (task / "environment" / "unique.txt").write_text(token)
+    base = os.environ.get("SKILLWORKS_TEST_BASE_IMAGE", "localhost/skillworks-base")
+    args = [str(tmp_path / "tasks"), "--env", "container", "--image-map", f"debian:bookworm-slim={base}"]
+    args += ["--agent", "oracle", "--conditions", "none", "--trials", "2", "--concurrency", "4"]
+    args += [
+        "--image-registry",
+        local_registry,
+        "--no-image-registry-tls-verify",
+        "--out",
+        str(tmp_path),
+        "--run-id",
+        "p",
+    ]
     done = _run(
-        [
-            str(task),
-            "--env",
-            "container",
-            "--conditions",
-            "none",
-            "--out",
-            str(tmp_path),
-            "--run-id",
-            "c",
-            "--executor",
-            "ray",
-            "--ray-address",
-            two_nodes["address"],
-            "--image-map",
-            f"debian:bookworm-slim={os.environ.get('SKILLWORKS_TEST_BASE_IMAGE', 'localhost/skillworks-base')}",
-            "--image-registry",
-            local_registry,
-            "--no-image-registry-tls-verify",
-        ],
+        [*args, "--executor", "ray", "--ray-address", two_nodes["address"], "--ray-cpus-per-trial", "0.5"],
         env=_auth(two_nodes),
         timeout=900,
     )
-    assert done.returncode == 0, done.stderr[-3000:]
-    (result,) = _results(tmp_path / "c")
-    assert result["outcome"] == "solved", result["error"]
-    node = json.loads((tmp_path / "c" / "trials" / result["trial_id"] / "ray-node.json").read_text())
-    assert node["node_id"]  # ran (and built its image) on a node of the cluster
-    image = result["image"]  # built there, or found in the node's cache: either way pushed for the other nodes
-    assert image["source"] in ("built", "cached") and image["pushed"] is True, image
-    assert image["tag"].split(":")[1] in registry_tags(local_registry)
+    phase = (
+        json.loads((tmp_path / "p" / "prebuild.json").read_text())
+        if (tmp_path / "p" / "prebuild.json").is_file()
+        else {}
+    )
+    tags = [i["tag"] for i in phase.get("images", [])]
+    try:
+        assert done.returncode == 0, done.stderr[-3000:]
+        images = phase["images"]
+        assert sorted(tuple(i["task_ids"]) for i in images) == [("a", "b"), ("c",)], images
+        assert [(i["source"], i["pushed"]) for i in images] == [("built", True), ("built", True)], images
+        assert all(i["node_id"] for i in images)  # built by a Ray task on a node, which the record names
+        assert {t.split(":")[1] for t in tags} <= set(registry_tags(local_registry))
+        results = _results(tmp_path / "p")
+        assert len(results) == 6 and all(r["outcome"] == "solved" for r in results), [r["error"] for r in results]
+        sources: dict[str, set[str]] = {}
+        for r in results:
+            node = json.loads((tmp_path / "p" / "trials" / r["trial_id"] / "ray-node.json").read_text())["node_id"]
+            sources.setdefault(node, set()).add(r["image"]["source"])
+            assert r["image"]["tag"] in tags
+        assert all(found <= {"pulled", "cached"} for found in sources.values()), sources  # no node built again
+        assert "prebuilt 2 image(s)" in done.stderr
+    finally:
+        for tag in tags:
+            subprocess.run(["podman", "rmi", "-f", tag], capture_output=True)
 
 
 @pytest.mark.podman
