@@ -2,6 +2,7 @@
 
 from skillworks.experiment.executor import Executor, LocalExecutor, RunContext
 from skillworks.experiment.plan import TrialSpec, plan_trials, trial_id
+from skillworks.experiment.prebuild import ImageJob, PrebuildError, PrebuiltImage, image_jobs, read_prebuild
 from skillworks.experiment.runner import RunOutcome, run_experiment
 from skillworks.experiment.spec import AgentConfig, ExperimentSpec, SkillRef, TaskRef, task_ref
 from skillworks.experiment.store import RunStore
@@ -20,7 +21,10 @@ __all__ = [
     "Condition",
     "Executor",
     "ExperimentSpec",
+    "ImageJob",
     "LocalExecutor",
+    "PrebuildError",
+    "PrebuiltImage",
     "RunContext",
     "RunOutcome",
     "RunStore",
@@ -35,8 +39,10 @@ __all__ = [
     "TrialSpec",
     "condition_names",
     "get_condition",
+    "image_jobs",
     "plan_trials",
     "provide_skills",
+    "read_prebuild",
     "register_condition",
     "run_experiment",
     "run_trial",
