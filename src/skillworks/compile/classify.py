@@ -2,9 +2,10 @@
 
 The structural signals (`shape_signals`: procedure and menu coverage, steps, entry points, options,
 substance...) are recorded as evidence, each with the shape its hand-written threshold points to; the
-decision is a small learned model over those signals (`shape_model`: multinomial logistic regression
-whose coefficients ship as data, fitted offline on hand labels). A body under MIN_WORDS words with no
-scripts is `insufficient` without consulting the model. Deterministic and offline.
+decision is a small learned model over those signals and text cues (`shape_cues`; `shape_model`:
+multinomial logistic regression whose coefficients ship as data, fitted offline on hand labels). A body
+under MIN_WORDS words with no scripts is `insufficient` without consulting the model. Deterministic and
+offline.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
-"""A small learned model over the structural shape signals: multinomial logistic regression.
+"""A small learned model over the structural shape signals and text cues: multinomial logistic regression.
 
 The coefficients are data shipped with the package (`shape_model.json`), fitted offline by
-`benchmarks/train_shape_model.py` on the hand-labelled `train` + `held-out` splits of
-`benchmarks/data/shape-labels.csv`; nothing is trained at run time. `fit_shape_model` is the fitting
-routine that script uses (numpy, full-batch gradient descent with an L2 penalty, standardised inputs).
+`benchmarks/train_shape_model.py` on the hand-labelled `train`, `held-out`, `fresh` and `fresh2` splits of
+`benchmarks/data/shape-labels.csv` (`fresh3` is the test split); nothing is trained at run time.
+`fit_shape_model` is the fitting routine that script uses (numpy, full-batch gradient descent with an L2
+penalty, standardised inputs).
 """
 
 from __future__ import annotations
