@@ -2,9 +2,10 @@
 
 The structural signals (`shape_signals`: procedure and menu coverage, steps, entry points, options,
 substance...) are recorded as evidence, each with the shape its hand-written threshold points to; the
-decision is a small learned model over those signals (`shape_model`: multinomial logistic regression
-whose coefficients ship as data, fitted offline on hand labels). A body under MIN_WORDS words with no
-scripts is `insufficient` without consulting the model. Deterministic and offline.
+decision is a small learned model over those signals and text cues (`shape_cues`; `shape_model`:
+multinomial logistic regression whose coefficients ship as data, fitted offline on hand labels). A body
+under MIN_WORDS words with no scripts is `insufficient` without consulting the model. Deterministic and
+offline.
 """
 
 from __future__ import annotations
@@ -150,8 +151,8 @@ def _evidence_and_inputs(feats: Features) -> tuple[list[Evidence], list[float]]:
     note("setup_requirements", feats.setup_cues, None, False, "install / prerequisite cues (risk, not shape)")
     other_menu = command_menu or one_command or row_menu or len(feats.scripts_referenced) >= MIN_SCRIPTS
     rule = _rule_shape(feats, sig, procedure, menu, other_menu)
-    note("hand_rules", 1.0, rule, True, "the shape the thresholds above point to (one input of the model)")
-    return evidence, shape_vector(feats, sig, len(points), rule)
+    note("hand_rules", 1.0, rule, True, "the shape the thresholds above point to (evidence, not a model input)")
+    return evidence, shape_vector(feats, sig, len(points))
 
 
 def _rule_shape(feats: Features, sig: ShapeSignals, procedure: bool, menu: bool, other_menu: bool) -> Shape:

@@ -125,6 +125,7 @@ class Features:
 
     words: int
     tokens: int
+    description: str = ""  # the frontmatter description (its wording is a shape cue)
     headings: list[Heading] = field(default_factory=list)
     code_blocks: list[CodeBlock] = field(default_factory=list)
     ordered: list[ListItem] = field(default_factory=list)
@@ -174,7 +175,11 @@ def extract_features(package: SkillPackage) -> Features:
     offset = _body_offset(package)
     lines = package.body.splitlines()
     feats = Features(
-        words=len(package.body.split()), tokens=estimate_tokens(package.body), offset=offset, body=package.body
+        words=len(package.body.split()),
+        tokens=estimate_tokens(package.body),
+        description=package.description,
+        offset=offset,
+        body=package.body,
     )
     feats.scripts = [a.path for a in package.assets if is_executable(package.root, a.path)]
     feats.references = [a.path for a in package.assets if a.kind == "reference"]

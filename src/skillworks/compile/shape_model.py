@@ -1,9 +1,10 @@
-"""A small learned model over the structural shape signals: multinomial logistic regression.
+"""A small learned model over the structural shape signals and text cues: multinomial logistic regression.
 
 The coefficients are data shipped with the package (`shape_model.json`), fitted offline by
-`benchmarks/train_shape_model.py` on the hand-labelled `train` + `held-out` splits of
-`benchmarks/data/shape-labels.csv`; nothing is trained at run time. `fit_shape_model` is the fitting
-routine that script uses (numpy, full-batch gradient descent with an L2 penalty, standardised inputs).
+`benchmarks/train_shape_model.py` on the hand-labelled `train`, `held-out`, `fresh` and `fresh2` splits of
+`benchmarks/data/shape-labels.csv` (`fresh3` is the test split); nothing is trained at run time.
+`fit_shape_model` is the fitting routine that script uses (numpy, full-batch gradient descent with an L2
+penalty, standardised inputs).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from skillworks.compile.features import Features
+from skillworks.compile.shape_cues import CUE_NAMES, shape_cues
 from skillworks.compile.shape_signals import ShapeSignals
 
 SHAPES: tuple[str, ...] = ("workflow", "dispatcher", "reference", "insufficient")
@@ -51,15 +53,13 @@ FEATURE_NAMES: tuple[str, ...] = (
     "substantive_share",
     "thin",
     "log_structured_items",
-    "rule_workflow",
-    "rule_dispatcher",
-    "rule_reference",
-    "rule_insufficient",
+    *CUE_NAMES,
 )
 
 
-def shape_vector(feats: Features, sig: ShapeSignals, entry_points: int, rule: str) -> list[float]:
-    """The model's inputs, in FEATURE_NAMES order; `rule` is the shape the hand-written thresholds give."""
+def shape_vector(feats: Features, sig: ShapeSignals, entry_points: int) -> list[float]:
+    """The model's inputs, in FEATURE_NAMES order: the structural signals and the text cues (`shape_cues`).
+    The hand-written thresholds' vote is not one of them (those thresholds were tuned on labelled skills)."""
 
     def lg(n: float) -> float:
         return math.log1p(max(0.0, float(n)))
@@ -92,7 +92,7 @@ def shape_vector(feats: Features, sig: ShapeSignals, entry_points: int, rule: st
         sig.substantive_words / max(1, sig.words),
         1.0 if _thin(feats, sig) else 0.0,
         lg(feats.table_rows + feats.bullets + len(feats.ordered) + len(feats.code_blocks)),
-        *(1.0 if rule == s else 0.0 for s in SHAPES),
+        *shape_cues(feats),
     ]
 
 

@@ -11,6 +11,13 @@ from skillworks.skills import load_skill
 FILLER = "This paragraph explains the background of the domain in some detail for the reader. " * 4
 
 
+def _rules(tmp_path: Path) -> str | None:
+    """What the hand-written thresholds say (evidence; the learned model decides, and on these synthetic
+    prose bodies it may say insufficient rather than reference)."""
+    feats = extract_features(load_skill(tmp_path / "s"))
+    return next(e.supports for e in classify(feats).evidence if e.feature == "hand_rules")
+
+
 def _signals(tmp_path: Path, body: str, files: dict[str, str] | None = None) -> tuple[ShapeSignals, str]:
     root = tmp_path / "s"
     root.mkdir()
@@ -38,7 +45,7 @@ def test_steps_in_a_setup_section_do_not_make_a_workflow(tmp_path: Path) -> None
     )
     sig, shape = _signals(tmp_path, body)
     assert sig.step_sections == 0 and sig.procedure_share == 0.0
-    assert shape == "reference"
+    assert shape != "workflow" and _rules(tmp_path) == "reference"
 
 
 def test_a_numbered_list_of_tips_is_not_a_procedure(tmp_path: Path) -> None:
@@ -55,7 +62,7 @@ def test_a_short_workflow_section_at_the_end_of_a_long_reference_stays_reference
     body = f"# Library\n\n{topics}## Workflow\n\n1. Read the docs\n2. Write the code\n3. Test it\n"
     sig, shape = _signals(tmp_path, body)
     assert sig.steps >= 3 and sig.procedure_share < 0.25
-    assert shape == "reference"
+    assert shape != "workflow" and _rules(tmp_path) == "reference"
 
 
 def test_step_headings_covering_the_body_make_a_workflow(tmp_path: Path) -> None:
