@@ -31,6 +31,7 @@ from skillworks.experiment._node_cache import evict, limits_from_env, touch
 from skillworks.experiment.plan import TrialSpec
 from skillworks.experiment.spec import ExperimentSpec
 from skillworks.experiment.trial import TrialEnvironment, TrialGateway, run_trial
+from skillworks.gateway.records import GatewayCall
 from skillworks.gateway.server import TrialChannel
 from skillworks.provision.conditions import SkillSet
 from skillworks.results import TrialError, TrialResult
@@ -130,7 +131,7 @@ class RunShipment:
     skill_set: SkillSet
     keep_workspace: bool
     scripts: dict[str, str] = field(default_factory=dict)  # scripted model -> script text
-    tracker: Any = None  # ActorHandle of _RunTracker
+    tracker: Any = None  # ActorHandle of RunTracker: on the driver's node, also the run's usage ledger
     nonce: str = "0"  # one per driver session: scopes actor names and node dirs
 
 
@@ -228,11 +229,11 @@ def clean_node(run: RunShipment) -> bool:
 def run_trial_on_node(run: RunShipment, spec: TrialSpec) -> TrialReturn:
     """The Ray task: one trial on this node."""
     node_id = ray.get_runtime_context().get_node_id()
-    ray.get(run.tracker.trial_started.remote(spec.trial_id, node_id, os.getpid()))
-    return asyncio.run(_run_on_node(run, spec, node_id))
+    attempt = ray.get(run.tracker.trial_started.remote(spec.trial_id, node_id, os.getpid()))
+    return asyncio.run(_run_on_node(run, spec, node_id, attempt))
 
 
-async def _run_on_node(run: RunShipment, spec: TrialSpec, node_id: str) -> TrialReturn:
+async def _run_on_node(run: RunShipment, spec: TrialSpec, node_id: str, attempt: int) -> TrialReturn:
     moves = {tree.origin: tree.materialise() for tree in run.trees}
     task = rebase(spec.task, moves)
     skill_set = SkillSet(
@@ -248,7 +249,9 @@ async def _run_on_node(run: RunShipment, spec: TrialSpec, node_id: str) -> Trial
     agent = await _agent_for(run, spec.agent.label)
     gateways: dict[str, TrialGateway] = {}
     if agent.needs_model and spec.agent.model is not None:
-        gateways[spec.agent.label] = _GatewayClient(_node_gateway(run, node_id), spec.agent.model, spec.agent.api_base)
+        gateways[spec.agent.label] = _GatewayClient(
+            _node_gateway(run, node_id), spec.agent.model, spec.agent.api_base, attempt
+        )
     tenv = TrialEnvironment(
         run_id=run.spec.run_id,
         run_dir=run_dir,
@@ -302,19 +305,19 @@ def start_node_gateway(run: RunShipment, node_id: str, *, detached: bool = False
         scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=node_id, soft=False),
         num_cpus=0,
         max_concurrency=1000,
-    ).remote(run.scripts, dict(run.spec.extra))
+    ).remote(run.scripts, dict(run.spec.extra), run.tracker)
 
 
 class _GatewayClient:
     """A TrialGateway whose gateway is the node's actor (same node: the trial's socket is a local file)."""
 
-    def __init__(self, actor: Any, model: str, api_base: str | None) -> None:
-        self._actor, self._model, self._api_base = actor, model, api_base
+    def __init__(self, actor: Any, model: str, api_base: str | None, attempt: int = 1) -> None:
+        self._actor, self._model, self._api_base, self._attempt = actor, model, api_base, attempt
         self._errors: dict[str, TrialError | None] = {}
 
     async def open_trial(self, trial_id: str, log_path: Path, task_id: str | None = None) -> TrialChannel:
         channel: TrialChannel = await self._actor.open_trial.remote(
-            self._model, self._api_base, trial_id, log_path, task_id
+            self._model, self._api_base, trial_id, log_path, task_id, self._attempt
         )
         return channel
 
@@ -328,10 +331,14 @@ class _GatewayClient:
 @ray.remote
 class NodeGateway:
     """The model gateway(s) of one node for one run: one `Gateway` per (model, api_base), each trial on its
-    own unix socket and gateway.jsonl — model traffic stays on the node."""
+    own unix socket and gateway.jsonl — model traffic stays on the node. Each recorded call is also reported,
+    fire-and-forget, to the run's ledger on the driver's node (`RunTracker.record_call`), so that what an attempt
+    used is known when this node dies with its gateway.jsonl."""
 
-    def __init__(self, scripts: dict[str, str], plan_extra: dict[str, Any] | None = None) -> None:
+    def __init__(self, scripts: dict[str, str], plan_extra: dict[str, Any] | None = None, ledger: Any = None) -> None:
         self._scripts = scripts
+        self._ledger = ledger
+        self._attempts: dict[str, int] = {}  # open trial -> its attempt (as the ledger numbered it)
         # the run's limits (the trial token budget, what one call may ask) and whether answers are recorded
         self._plan_extra = plan_extra or {}
         self._gateways: dict[tuple[str, str | None], Any] = {}
@@ -354,17 +361,33 @@ class NodeGateway:
                 trial_token_budget=self._plan_extra.get("trial_token_budget"),
                 call_limits=CallLimits.from_plan(self._plan_extra),
                 record_bodies=bool(self._plan_extra.get("record_bodies", True)),
+                on_record=self._report if self._ledger is not None else None,
             )
             gateway.model = model  # recorded as the run names it, not as this node's copy of a script
             await gateway.start()
             self._gateways[key] = gateway
         return self._gateways[key]
 
+    def _report(self, call: GatewayCall) -> None:
+        """Tell the ledger about one recorded call, without its bodies and without waiting (an ObjectRef
+        nobody awaits: a model call never waits on the driver)."""
+        attempt = self._attempts.get(call.trial_id, 1)
+        self._ledger.record_call.remote(call.trial_id, attempt, call.model_copy(update=_NO_BODIES))
+
     async def open_trial(
-        self, model: str, api_base: str | None, trial_id: str, log_path: Path, task_id: str | None
+        self,
+        model: str,
+        api_base: str | None,
+        trial_id: str,
+        log_path: Path,
+        task_id: str | None,
+        attempt: int = 1,
     ) -> TrialChannel:
         gateway = await self._gateway(model, api_base)
         channel: TrialChannel = await gateway.open_trial(trial_id, log_path, task_id=task_id)
+        self._attempts[trial_id] = attempt
+        if self._ledger is not None:  # an attempt whose gateway opened: none of its calls is "no record"
+            self._ledger.attempt_opened.remote(trial_id, attempt)
         return channel
 
     async def close_trial(self, model: str, api_base: str | None, trial_id: str) -> TrialError | None:
@@ -381,16 +404,46 @@ class NodeGateway:
         shutil.rmtree(self._dir, ignore_errors=True)
 
 
+_NO_BODIES: dict[str, Any] = {"response": None, "request_parts": None}
+
+
+def tracker_name(run_id: str, nonce: str) -> str:
+    return f"tracker-{run_id}-{nonce}"
+
+
 @ray.remote
 class RunTracker:
-    """On the driver's side: which node and worker process each trial attempt started on (to retry a lost
-    trial on another node, and to say where it was lost)."""
+    """On the driver's node (pinned there): which node and worker process each trial attempt started on (to
+    retry a lost trial on another node, and to say where it was lost), and the run's usage ledger — every model
+    call the node gateways recorded, by trial and attempt, as they recorded it (what a lost attempt used when
+    its node, and the gateway.jsonl there, died with it)."""
 
     def __init__(self) -> None:
         self._starts: dict[str, list[tuple[str, int]]] = {}
+        self._calls: dict[tuple[str, int], list[GatewayCall]] = {}
 
-    def trial_started(self, trial_id: str, node_id: str, pid: int) -> None:
+    def trial_started(self, trial_id: str, node_id: str, pid: int) -> int:
+        """Note an attempt's start; its number (1, 2, ...), which its gateway reports its calls under."""
         self._starts.setdefault(trial_id, []).append((node_id, pid))
+        return len(self._starts[trial_id])
+
+    def attempt_opened(self, trial_id: str, attempt: int) -> None:
+        self._calls.setdefault((trial_id, attempt), [])
+
+    def record_call(self, trial_id: str, attempt: int, call: GatewayCall) -> None:
+        self._calls.setdefault((trial_id, attempt), []).append(call)
+
+    def forget(self, trial_id: str) -> None:
+        """The trial landed: its calls are in its gateway.jsonl (the ledger holds only trials in flight)."""
+        for key in [k for k in self._calls if k[0] == trial_id]:
+            del self._calls[key]
+
+    def attempt_usage(self, trial_id: str, attempt: int) -> dict[str, Any] | None:
+        """What one attempt's model calls used, as reported; None when its gateway never reported."""
+        from skillworks.gateway import usage_totals
+
+        calls = self._calls.get((trial_id, attempt))
+        return None if calls is None else usage_totals(calls).model_dump()
 
     def starts(self, trial_id: str) -> list[tuple[str, int]]:
         return list(self._starts.get(trial_id, []))

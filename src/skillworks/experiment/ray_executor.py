@@ -14,8 +14,10 @@
   node and pushed (`_ray_prebuild.py`), and the trials pull it.
 - Ctrl-C cancels the remote trials (their sandboxes are torn down on the nodes). A trial whose worker
   or node dies is retried `retries` times, on another node when there is one; the lost attempts are
-  kept in the trial dir (`lost-attempts.json`, with the usage its node's gateway recorded, which is added to
-  the trial's usage) and the trial is recorded once, with its `attempt`.
+  kept in the trial dir (`lost-attempts.json`, with the usage its attempt recorded, which is added to the
+  trial's usage: read from its node's gateway.jsonl while that node lives, else from the ledger — the tracker
+  actor pinned to the driver's node, to which the node gateways report every call as they record it) and the
+  trial is recorded once, with its `attempt`.
 - Before any trial, every agent's pre-flight runs on every node (`_ray_node.probe_node`): an agent no node can
   run refuses the run, one only some can run is pinned to those. Actor names and node dirs carry a nonce per
   driver session; the session's node dirs are removed on every node at its end.
@@ -116,14 +118,15 @@ class RayExecutor:
                     f"ray start ... --resources '{{\"{resource}\": {NODE_CAPACITY}}}'"
                 )
             self._check_fit(ray, resource, run)
+            nonce = secrets.token_hex(4)
             shipment = node.RunShipment(
                 spec=run.spec,
                 trees=_ship_trees(ray, node, run),
                 skill_set=run.skill_set,
                 keep_workspace=run.keep_workspace,
                 scripts=_scripts(run),
-                tracker=node.RunTracker.options(num_cpus=0).remote(),  # type: ignore[attr-defined]
-                nonce=secrets.token_hex(4),
+                tracker=_start_tracker(ray, node, run.spec.run_id, nonce),
+                nonce=nonce,
             )
             shipment_ref = ray.put(shipment)
             gateways: list[Any] = []
@@ -206,7 +209,11 @@ class RayExecutor:
                 return _error_result(spec, run, "internal_error", f"trial task failed: {_plain(str(exc))}", lost)
             except ray.exceptions.RayError as exc:  # worker or node lost
                 starts = await shipment.tracker.starts.remote(spec.trial_id)
-                where = starts[-1] if len(starts) > len(lost) else (None, None)
+                started = len(starts) > len(lost)  # else it was lost before its worker noted the start
+                where = starts[-1] if started else (None, None)
+                usage, source = await _lost_usage(
+                    ray, node, shipment, shipment_ref, where[0], spec.trial_id, len(starts) if started else None
+                )
                 lost.append(
                     {
                         "attempt": len(lost) + 1,
@@ -214,8 +221,8 @@ class RayExecutor:
                         "pid": where[1],
                         "error": f"{type(exc).__name__}: {_plain(str(exc).splitlines()[0]) if str(exc) else ''}",
                         "at": datetime.now(UTC).isoformat(),
-                        # what the lost attempt used, from its node's gateway record (None: the node is gone)
-                        "usage": await _lost_usage(ray, node, shipment_ref, where[0], spec.trial_id),
+                        "usage": usage,  # what the lost attempt used (None: unknown), added to the trial's usage
+                        "usage_source": source,  # "node record", "driver ledger" or "unknown"
                     }
                 )
                 if where[0]:
@@ -226,6 +233,7 @@ class RayExecutor:
             finally:
                 if pinned is not None:
                     self._load[pinned] -= 1
+            shipment.tracker.forget.remote(spec.trial_id)  # its attempts' usage is in the landed trial now
             return await _land(node, ret, spec, run, lost)
 
 
@@ -286,14 +294,39 @@ async def _preflight_nodes(
     return allowed
 
 
-async def _lost_usage(ray: Any, node: Any, shipment_ref: Any, node_id: str | None, trial_id: str) -> Any:
-    if node_id is None or not any(n["NodeID"] == node_id and n.get("Alive") for n in ray.nodes()):
-        return None
-    task = ray.remote(node.lost_attempt_usage)
-    try:
-        return await asyncio.wait_for(task.options(**_pinned(node_id)).remote(shipment_ref, trial_id), timeout=60)
-    except Exception:  # the node died meanwhile, or the record is unreadable: unknown, not zero
-        return None
+def _start_tracker(ray: Any, node: Any, run_id: str, nonce: str) -> Any:
+    """The run's tracker and usage ledger, pinned to the driver's node: it outlives any other node (a node that
+    dies takes its actors along; the driver's node going means the session is over anyway)."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    here = ray.get_runtime_context().get_node_id()
+    return node.RunTracker.options(
+        name=node.tracker_name(run_id, nonce),
+        namespace=node.NAMESPACE,
+        num_cpus=0,
+        max_concurrency=1000,
+        scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=here, soft=False),
+    ).remote()
+
+
+async def _lost_usage(
+    ray: Any, node: Any, shipment: Any, shipment_ref: Any, node_id: str | None, trial_id: str, attempt: int | None
+) -> tuple[Any, str]:
+    """What a lost attempt used, and from where: the gateway.jsonl on its node while that node lives ("node
+    record"), else what its node's gateway reported to the ledger on the driver's node, call by call ("driver
+    ledger"), else unknown (None; not zero)."""
+    if node_id is not None and any(n["NodeID"] == node_id and n.get("Alive") for n in ray.nodes()):
+        task = ray.remote(node.lost_attempt_usage)
+        with contextlib.suppress(Exception):  # the node died meanwhile, or the record is unreadable
+            found = await asyncio.wait_for(task.options(**_pinned(node_id)).remote(shipment_ref, trial_id), timeout=60)
+            if found is not None:
+                return found, "node record"
+    if attempt is not None:
+        with contextlib.suppress(Exception):
+            found = await asyncio.wait_for(shipment.tracker.attempt_usage.remote(trial_id, attempt), timeout=60)
+            if found is not None:
+                return found, "driver ledger"
+    return None, "unknown"
 
 
 def with_lost_usage(usage: Usage, lost: list[dict[str, Any]]) -> Usage:

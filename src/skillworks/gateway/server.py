@@ -17,6 +17,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -115,8 +116,12 @@ class Gateway:
         call_limits: CallLimits | None = None,
         record_bodies: bool = True,
         replay_from: Path | None = None,
+        on_record: Callable[[GatewayCall], None] | None = None,
     ) -> None:
         self.model = model
+        # told every call as it is recorded (after gateway.jsonl): on Ray, the node gateway reports usage to the
+        # driver's ledger with it. Must not block (it runs on the gateway's event loop) and must not raise.
+        self.on_record = on_record
         self.call_limits = call_limits or CallLimits()  # what one call may ask for (limits.py)
         # every answer is recorded in gateway.jsonl in full (what `run --replay` serves) unless turned off
         self.record_bodies = record_bodies
@@ -539,3 +544,8 @@ class Gateway:
             append_call(trial.channel.log_path, call)
         except OSError as exc:  # a full disk: the call stays in memory, the answer still goes out
             log.warning("gateway: cannot record a call in %s: %s", trial.channel.log_path, exc.strerror or exc)
+        if self.on_record is not None:
+            try:
+                self.on_record(call)
+            except Exception as exc:  # a report that cannot be sent never fails the model call
+                log.warning("gateway: cannot report a call of %s: %s", call.trial_id, exc)

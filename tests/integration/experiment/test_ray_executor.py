@@ -7,6 +7,7 @@ once — also when a worker is killed mid-trial and when the driver is interrupt
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -351,6 +352,54 @@ def test_two_node_cluster_records_every_trial_once_despite_a_killed_worker(
     assert len(nodes) == 2  # both nodes took trials
 
 
+def _node_dirs(cluster: dict[str, str]) -> list[str]:
+    return [cluster[key] for key in ("head_dir", "second_dir")]
+
+
+def _environ(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/environ").read_bytes().decode(errors="replace").split("\0")
+    except OSError:
+        return []
+
+
+def _node_processes(node_dirs: list[str]) -> dict[int, str]:
+    """pid -> command line of every process started by the nodes (they inherit `SKILLWORKS_RAY_NODE_DIR`)."""
+    marks = {f"SKILLWORKS_RAY_NODE_DIR={d}" for d in node_dirs}
+    found: dict[int, str] = {}
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit() and marks & set(_environ(int(proc.name))):
+            with contextlib.suppress(OSError):
+                found[int(proc.name)] = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    return found
+
+
+def _trial_cgroups() -> set[Path]:
+    """Every trial cgroup (`skillworks-<pid>-<hex>`, see sandbox/_limits.py) in the cgroup hierarchies."""
+    found: set[Path] = set()
+    for root in Path("/sys/fs/cgroup").iterdir():
+        for current, dirnames, _files in os.walk(root):
+            for name in list(dirnames):
+                if name.startswith("skillworks-"):
+                    dirnames.remove(name)
+                    found.add(Path(current) / name)
+    return found
+
+
+def _trial_leftovers(node_dirs: list[str], cgroups_before: set[Path]) -> list[str]:
+    """What trials left on the nodes: a trial cgroup made since `cgroups_before` by a node process (or by a
+    process now gone), a sandbox (bwrap) or container-runtime process started by a node."""
+    node_pids = _node_processes(node_dirs)
+    left = [
+        f"cgroup {c}"
+        for c in _trial_cgroups() - cgroups_before
+        if int(c.name.split("-")[1]) in node_pids or not Path(f"/proc/{c.name.split('-')[1]}").exists()
+    ]
+    sandboxes = ("bwrap", "podman", "conmon", "docker")
+    left += [f"process {pid}: {cmd}" for pid, cmd in node_pids.items() if Path(cmd.split(" ")[0]).name in sandboxes]
+    return left
+
+
 def test_interrupted_ray_run_resumes_and_records_each_trial_once(two_nodes: dict[str, str], tmp_path: Path) -> None:
     tasks = _sleep_tasks(tmp_path / "tasks", 6, 3)
     run_dir = tmp_path / "runs" / "resume"
@@ -368,11 +417,15 @@ def test_interrupted_ray_run_resumes_and_records_each_trial_once(two_nodes: dict
         "--run-id",
         "resume",
     ]
+    cgroups_before = _trial_cgroups()
     driver = _driver([*args, *ray_args], two_nodes)
     deadline = time.monotonic() + 240
+    made: set[Path] = set()  # trial cgroups seen while trials run: the check below can fail
     while len(_results(run_dir)) < 2 and time.monotonic() < deadline and driver.poll() is None:
         time.sleep(0.3)
+        made |= _trial_cgroups() - cgroups_before
     assert 2 <= len(_results(run_dir)) < 12
+    assert made, "no trial made a cgroup"
     driver.send_signal(signal.SIGINT)
     _, err = driver.communicate(timeout=180)
     assert driver.returncode == 130, err.decode()[-3000:]
@@ -382,12 +435,152 @@ def test_interrupted_ray_run_resumes_and_records_each_trial_once(two_nodes: dict
     # nothing of the session is left on either node: its node dirs, the trials' scratch dirs
     assert _session_dirs(two_nodes, "resume") == []
     assert not list(Path(tempfile.gettempdir()).glob("sw-scratch-*-resume-*"))
+    # ... nor a trial's cgroup (made for its limits by the bwrap sandbox), sandbox or container process
+    assert _trial_leftovers(_node_dirs(two_nodes), cgroups_before) == []
     resumed = _run(["--resume", str(run_dir), *ray_args], env=_auth(two_nodes), timeout=600)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     ids = [r["trial_id"] for r in _results(run_dir)]
     assert len(ids) == 12 and len(set(ids)) == 12
     assert before < 12
     assert f"{before} already recorded" in resumed.stderr
+
+
+def _join_node(cluster: dict[str, str], node_dir: Path, cpus: int) -> None:
+    """Another node of the cluster on this machine, with its own node dir (which its processes inherit)."""
+    env = {
+        **os.environ,
+        **_auth(cluster),
+        "RAY_USAGE_STATS_ENABLED": "0",
+        "RAY_agent_register_timeout_ms": "180000",
+        "RAY_raylet_start_wait_time_s": "180",
+        "SKILLWORKS_RAY_NODE_DIR": str(node_dir),
+    }
+    resources = json.dumps({"skillworks_local": 1000, "skillworks_container": 1000})
+    cmd = [str(RAY), "start", "--address", cluster["address"], "--node-ip-address", "127.0.0.1"]
+    cmd += ["--num-cpus", str(cpus), "--resources", resources]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def _kill_node(node_dir: Path, sig: int = signal.SIGKILL) -> list[int]:
+    """Every process of one node — its raylet and agents, its workers (trials, gateway actor), the sandboxes
+    they started — killed at once, as when the machine dies. Returns the pids."""
+    pids = sorted(_node_processes([str(node_dir)]))
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, sig)
+    return pids
+
+
+def test_the_model_calls_of_an_attempt_lost_with_its_whole_node_are_counted(
+    two_nodes: dict[str, str], tmp_path: Path
+) -> None:
+    """A third node joins with 4 CPUs, the only node a trial asking 3 CPUs fits on. A builtin trial (scripted
+    provider, known usage per call) makes its first model call there; during its 15 s tool call every process
+    of that node is killed — raylet, workers, its gateway actor — so that node's gateway record is out of the
+    cluster's reach. A replacement 4-CPU node joins, the retry solves the trial there, and the lost attempt's
+    call is in the trial's usage: recovered from the ledger actor on the driver's node (`driver ledger`)."""
+    script = tmp_path / "slow.yaml"
+    first, second = (
+        "  usage: {input_tokens: 1234, output_tokens: 56}\n",
+        "  usage: {input_tokens: 700, output_tokens: 8}\n",
+    )
+    turns = SLOW_SUM.replace("sleep 2;", "sleep 15;").split('- {text: "done"}\n')[0]
+    script.write_text(turns + first + '- text: "done"\n' + second)
+    # short: the gateway's unix socket paths under the node dir must stay < 108 bytes
+    doomed, spare = Path(tempfile.mkdtemp(prefix="swdoomed-")), Path(tempfile.mkdtemp(prefix="swspare-"))
+    _join_node(two_nodes, doomed, 4)
+    task = REPO / "tests" / "fixtures" / "tasks_sandbox" / "selfgen-sum"
+    args = [str(task), "--agent", "builtin", "--model", f"scripted/{script}", "--conditions", "none"]
+    args += ["--out", str(tmp_path), "--run-id", "dead", "--executor", "ray", "--ray-address", two_nodes["address"]]
+    args += ["--ray-cpus-per-trial", "3"]
+    try:
+        driver = _driver(args, two_nodes)
+        deadline = time.monotonic() + 240
+        called: list[Path] = []
+        while not called and time.monotonic() < deadline and driver.poll() is None:
+            time.sleep(0.2)
+            called = [p for p in doomed.glob("runs/dead-*/trials/*/gateway.jsonl") if p.read_text().strip()]
+        if not called:
+            driver.kill()
+            raise AssertionError(f"the trial made no model call on the third node: {driver.communicate()[1][-3000:]!r}")
+        time.sleep(1.0)  # in the tool call (a report still in the node's send queue would be lost with it)
+        killed = _kill_node(doomed)
+        assert len(killed) > 2  # the raylet, the trial's worker, the gateway's worker, ...
+        _join_node(two_nodes, spare, 4)
+        _, err = driver.communicate(timeout=600)
+        assert driver.returncode == 0, err.decode()[-3000:]
+    finally:
+        _kill_node(spare, signal.SIGTERM)  # the later tests see two nodes again
+        _kill_node(doomed)
+        shutil.rmtree(spare, ignore_errors=True)
+    (result,) = _results(tmp_path / "dead")
+    assert (result["outcome"], result["attempt"]) == ("solved", 2), result["error"]
+    trial = tmp_path / "dead" / result["paths"]["trial_dir"]
+    assert json.loads((trial / "ray-node.json").read_text())["node_dir"] == str(spare)
+    (lost,) = json.loads((trial / "lost-attempts.json").read_text())
+    assert lost["usage_source"] == "driver ledger"
+    assert (lost["usage"]["calls"], lost["usage"]["input_tokens"], lost["usage"]["output_tokens"]) == (1, 1234, 56)
+    # the dead node's own record (still on this machine's disk) says the same
+    (record,) = called
+    assert [json.loads(line)["input_tokens"] for line in record.read_text().splitlines()] == [1234]
+    shutil.rmtree(doomed, ignore_errors=True)
+    usage = result["usage"]  # the retry's two calls and the lost attempt's one
+    assert (usage["calls"], usage["input_tokens"], usage["output_tokens"]) == (3, 1234 + 700 + 1234, 56 + 8 + 56)
+
+
+def _podman(*args: str) -> list[str]:
+    done = subprocess.run(["podman", *args], capture_output=True, text=True, timeout=120)
+    return done.stdout.split()
+
+
+def _container_cgroups(ids: set[str]) -> list[Path]:
+    """The cgroups podman (cgroupfs manager) made for these containers: `libpod-<id>` dirs and below."""
+    return [
+        Path(current) / name
+        for root in Path("/sys/fs/cgroup").iterdir()
+        for current, dirnames, _files in os.walk(root)
+        for name in dirnames
+        if any(i in name for i in ids)
+    ]
+
+
+@pytest.mark.podman
+def test_ctrl_c_on_a_container_run_leaves_no_container_cgroup_or_process_on_the_nodes(
+    two_nodes: dict[str, str], tmp_path: Path
+) -> None:
+    """Two container trials (30 s oracle sleeps) run on the cluster when the driver gets SIGINT: afterwards no
+    container of the run exists on the machine (running or stopped), no cgroup podman made for them is left,
+    nor a trial cgroup, sandbox, podman or conmon process started by a node."""
+    tasks = _sleep_tasks(tmp_path / "tasks", 2, 30)
+    for task in tasks.iterdir():
+        (task / "environment" / "Dockerfile").write_text(
+            "FROM debian:bookworm-slim\nWORKDIR /app\nCOPY input.txt /app/input.txt\n"
+        )
+    base = os.environ.get("SKILLWORKS_TEST_BASE_IMAGE", "localhost/skillworks-base")
+    args = [str(tasks), "--env", "container", "--image-map", f"debian:bookworm-slim={base}", "--conditions", "none"]
+    args += ["--concurrency", "2", "--out", str(tmp_path / "runs"), "--run-id", "cint"]
+    args += ["--executor", "ray", "--ray-address", two_nodes["address"], "--ray-cpus-per-trial", "0.5"]
+    label = "label=skillworks.run=cint"
+    cgroups_before = _trial_cgroups()
+    driver = _driver(args, two_nodes)
+    deadline = time.monotonic() + 400
+    running: list[str] = []
+    while len(running) < 2 and time.monotonic() < deadline and driver.poll() is None:
+        time.sleep(1.0)
+        running = _podman("ps", "-q", "--no-trunc", "--filter", label, "--filter", "status=running")
+    assert len(running) == 2, "the trials' containers did not start"
+    time.sleep(2.0)  # inside the oracle's sleep
+    ids = set(running)
+    assert _container_cgroups(ids), "podman made no cgroup for the containers: nothing to check"
+    driver.send_signal(signal.SIGINT)
+    _, err = driver.communicate(timeout=240)
+    assert driver.returncode == 130, err.decode()[-3000:]
+    time.sleep(1.0)
+    assert _podman("ps", "-a", "-q", "--filter", label) == []
+    assert _container_cgroups(ids) == []
+    assert _trial_leftovers(_node_dirs(two_nodes), cgroups_before) == []
+    assert _session_dirs(two_nodes, "cint") == []
 
 
 def registry_tags(address: str) -> list[str]:
