@@ -12,6 +12,16 @@ import re
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
+# a terminal control sequence (CSI: ESC [ params final, e.g. a colour code) as tools such as Ray print them
+_CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+
+
+def strip_ansi(text: str) -> str:
+    """`text` without terminal control sequences (colour codes that Ray's task errors and coloured CLIs
+    carry); any other control character is left for `printable` to escape."""
+    return _CSI.sub("", text)
+
+
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

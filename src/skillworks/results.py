@@ -10,7 +10,9 @@ import math
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from skillworks._printable import strip_ansi
 
 # "ungraded": the task has no verifier (an evals.json case graded by metrics) and nothing broke
 Outcome = Literal["solved", "partial", "failed", "error", "ungraded"]
@@ -38,6 +40,12 @@ class TrialError(BaseModel):
     category: str = Field(description="e.g. sandbox_error, staging_error, agent_timeout, verifier_error, rate_limit")
     message: str
     phase: Phase
+
+    @field_validator("message")
+    @classmethod
+    def _no_colour_codes(cls, value: str) -> str:
+        # an error raised through Ray or a coloured CLI carries terminal colour codes: not part of the message
+        return strip_ansi(value)
 
 
 class Timings(BaseModel):

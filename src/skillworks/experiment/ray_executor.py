@@ -29,7 +29,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import re
 import secrets
 import shutil
 from collections.abc import AsyncIterator
@@ -38,6 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from skillworks._printable import strip_ansi
 from skillworks.errors import UserError
 from skillworks.experiment._ray_prebuild import prebuild_on_cluster
 from skillworks.experiment.executor import RunContext, TrialRunner
@@ -354,9 +354,7 @@ async def _clean_nodes(ray: Any, node: Any, shipment_ref: Any, nodes: list[str])
         await asyncio.wait_for(asyncio.gather(*refs, return_exceptions=True), timeout=60)
 
 
-def _plain(text: str) -> str:
-    """A message without terminal colour codes (Ray's task errors carry them)."""
-    return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text)
+_plain = strip_ansi  # a message without terminal colour codes (Ray's task errors carry them)
 
 
 async def _settled(ref: Any) -> None:
