@@ -40,6 +40,8 @@ from skillworks.results import TrialError
 log = logging.getLogger(__name__)
 
 _MAX_BODY = 256 * 1024 * 1024  # agent histories get large
+# a unix socket path is at most 107 bytes (sun_path); a trial socket is DIR/<16 hex>.sock
+_MAX_SOCKET_DIR_BYTES = 107 - len("/0123456789abcdef.sock")
 _SHUTDOWN_SEC = 1.0  # closing a trial waits this long for in-flight calls, then cancels them
 # A call that failed with one of these after all its retries says the provider is down (not this request)
 _DOWN_CLASSES = frozenset({"server_error", "timeout", "auth"})
@@ -162,6 +164,11 @@ class Gateway:
     async def start(self) -> None:
         if self._started:
             return
+        if self._socket_dir is not None and len(os.fsencode(self._socket_dir)) > _MAX_SOCKET_DIR_BYTES:
+            # a unix socket path holds at most 107 bytes: a deep dir (a long SKILLWORKS_RAY_NODE_DIR, a long
+            # --out) would fail every trial's bind, so the sockets go to a short dir of our own instead
+            log.info("socket dir %s is too long for unix sockets; using a temporary dir", self._socket_dir)
+            self._socket_dir, self._own_socket_dir = None, True
         if self._socket_dir is None:
             self._socket_dir = Path(tempfile.mkdtemp(prefix=temp_prefix("gateway")))
         self._socket_dir.mkdir(parents=True, exist_ok=True)
