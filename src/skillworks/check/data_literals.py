@@ -5,7 +5,8 @@ JavaScript/TypeScript and shell), a string in a JSON array (a permission deny li
 assigned to a shell variable, the pattern argument of grep or of Python's `re` functions, or an item of a
 YAML block sequence in a fenced block. A command found there is a payload, a block list or a detection
 pattern: the command is not run by that line. A fenced block of a Markdown file is judged the same way, as
-the language its info string names (`fenced_data_element`).
+the language its info string names (`fenced_data_element`), and the body of a shell heredoc fed to Python
+(`python3 <<'EOF'`) as Python.
 
 A list that is itself an argument of a call (`subprocess.run([...])`, `spawn("sh", [...])`) may be the argv
 that runs, and is never treated as data here."""
@@ -215,8 +216,26 @@ def _tree(text: str, start: int, end: int, kind: str) -> bool:
     root = _parse(data, kind)
     node: Node | None = root.descendant_for_byte_range(b_start, b_end)
     if kind == "bash":
+        body = _python_heredoc(node)
+        if body is not None:  # python3 <<'EOF' ... EOF: the body is a Python program
+            offset = len(data[: body.start_byte].decode("utf-8", errors="replace"))
+            code = (body.text or b"").decode("utf-8", errors="replace")
+            return _python(code, start - offset, end - offset)
         return _bash_data(node)
     return _js_data(node)
+
+
+def _python_heredoc(node: Node | None) -> Node | None:
+    """The heredoc body holding `node` when the heredoc feeds a Python interpreter, else None."""
+    while node is not None and node.type != "heredoc_body":
+        node = node.parent
+    statement = node.parent.parent if node is not None and node.parent is not None else None
+    if statement is None or statement.type != "redirected_statement":
+        return None
+    command = statement.child_by_field_name("body")
+    name = command.child_by_field_name("name") if command is not None and command.type == "command" else None
+    word = (name.text or b"").decode(errors="replace").rsplit("/", 1)[-1] if name is not None else ""
+    return node if re.fullmatch(r"python(?:3(?:\.\d+)?)?", word) else None
 
 
 @lru_cache(maxsize=8)
