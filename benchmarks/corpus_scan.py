@@ -10,9 +10,11 @@ prints skills/s, the CPU it took, the load average of the machine and the peak m
 tree (scanner, worker processes and linters); then the report is rendered as text and as JSON to compare
 their cost. --sample-out writes up to --per-rule random findings per rule (with evidence, context and the
 reason for the severity) as CSV for a person to label. The labels file holds one row per labelled security
-finding (rule, file, line, verdict TP/FP, reason); precision per rule is computed over the findings of this
-scan that have a label, for every finding and for the blocking (error) ones, and unlabelled blocking
-findings are listed so a precision figure never hides them.
+finding (rule, file, line, verdict TP/FP, reason, draw); a finding of this scan matches a label on rule, line
+and file key: the path from its `<owner>@<repo>` directory on, or the path relative to the corpus directory
+when it has none (see _labels.py), so the shared sample and an extracted whole mirror match the same labels.
+Precision per rule is computed over the findings of this scan that have a label, for every finding and for
+the blocking (error) ones, and unlabelled blocking findings are listed so a precision figure never hides them.
 
 --real-tasks DIR runs the `tasks check` leakage audit over each task directory in DIR and prints its findings
 per severity (the goal: no error on the real SkillsBench tasks).
@@ -33,6 +35,7 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from _labels import Key, finding_key, load_labels, verdict
 from _memory import TreeMemory
 
 from skillworks._aio import run_async
@@ -64,23 +67,25 @@ def _precision(report_rows: list[dict[str, str]], labels: Path) -> None:
     if not labels.is_file():
         print(f"\nno labels at {labels}")
         return
-    with labels.open(newline="", encoding="utf-8") as fh:
-        labelled = {(r["rule"], r["file"], r["line"]): r for r in csv.DictReader(fh)}
+    labelled = load_labels(labels)
     _held_out(report_rows, labelled)
     per_rule: dict[str, Counter[str]] = defaultdict(Counter)
     blocking: dict[str, Counter[str]] = defaultdict(Counter)
     unlabelled_blocking = []
     for row in report_rows:
-        label = labelled.get((row["rule"], row["file"], row["line"]))
-        if label is None:
+        rows = labelled.get(finding_key(row["rule"], row["file"], row["line"]))
+        if rows is None:
             if row["severity"] == "error":
                 unlabelled_blocking.append(row)
             continue
-        verdict = label["verdict"].strip().upper()
-        per_rule[row["rule"]][verdict] += 1
+        per_rule[row["rule"]][verdict(rows)] += 1
         if row["severity"] == "error":
-            blocking[row["rule"]][verdict] += 1
-    print(f"\nprecision from {labels.name} ({len(labelled)} labelled findings; matched in this scan below)")
+            blocking[row["rule"]][verdict(rows)] += 1
+    matched = sum(sum(c.values()) for c in per_rule.values())
+    print(
+        f"\nprecision from {labels.name} ({len(labelled)} labelled findings, {matched} matched in this scan on "
+        "rule, line and the path from its <owner>@<repo> directory on)"
+    )
     print(f"  {'rule':<24} {'all: TP/n':>10} {'prec':>5}   {'blocking: TP/n':>14} {'prec':>5}")
     for rule in sorted(set(per_rule) | set(blocking)):
         a, b = per_rule[rule], blocking[rule]
@@ -88,10 +93,10 @@ def _precision(report_rows: list[dict[str, str]], labels: Path) -> None:
         pa = f"{a['TP'] / na:.2f}" if na else "-"
         pb = f"{b['TP'] / nb:.2f}" if nb else "-"
         print(f"  {rule:<24} {a['TP']:>4}/{na:<5} {pa:>5}   {b['TP']:>8}/{nb:<5} {pb:>5}")
-    current = {(r["rule"], r["file"], r["line"]) for r in report_rows}
-    gone = Counter(label["verdict"].strip().upper() for key, label in labelled.items() if key not in current)
-    n_fp = sum(1 for label in labelled.values() if label["verdict"].strip().upper() == "FP")
-    n_tp = len(labelled) - n_fp
+    current = {finding_key(r["rule"], r["file"], r["line"]) for r in report_rows}
+    gone = Counter(verdict(rows) for key, rows in labelled.items() if key not in current)
+    n_fp = sum(1 for rows in labelled.values() if verdict(rows) == "FP")
+    n_tp = sum(1 for rows in labelled.values() if verdict(rows) == "TP")
     print(
         f"  labelled findings no longer reported: {gone['FP']} of {n_fp} false positives, "
         f"{gone['TP']} of {n_tp} true positives"
@@ -102,17 +107,17 @@ def _precision(report_rows: list[dict[str, str]], labels: Path) -> None:
             print(f"    {row['rule']} {row['file']}:{row['line']} {row['evidence'][:60]}")
 
 
-def _held_out(report_rows: list[dict[str, str]], labelled: dict[tuple[str, str, str], dict[str, str]]) -> None:
+def _held_out(report_rows: list[dict[str, str]], labelled: dict[Key, list[dict[str, str]]]) -> None:
     """Precision of the blocking findings per rule on each labelled draw (the `sample` column): a `tune` draw
     was read while the rules were fixed, a `holdout` draw only afterwards. A labelled finding the scan no
     longer reports, or no longer as an error, drops out of the figure (n counts what still blocks)."""
-    blocking = {(r["rule"], r["file"], r["line"]) for r in report_rows if r["severity"] == "error"}
-    draws = sorted({r.get("sample") or "" for r in labelled.values()} - {""})
+    blocking = {finding_key(r["rule"], r["file"], r["line"]) for r in report_rows if r["severity"] == "error"}
+    draws = sorted({r.get("sample") or "" for rows in labelled.values() for r in rows} - {""})
     if not draws:
         return
     print("\nblocking findings per rule and labelled draw (TP/n of the labelled findings still reported as errors)")
     for draw in draws:
-        rows = [(k, r) for k, r in labelled.items() if r.get("sample") == draw]
+        rows = [(k, r) for k, rs in labelled.items() for r in rs if r.get("sample") == draw]
         per_rule: dict[str, Counter[str]] = defaultdict(Counter)
         for key, row in rows:
             per_rule[key[0]]["labelled"] += 1
@@ -134,12 +139,12 @@ def _structural(rows: list[dict[str, str]], labels: Path) -> None:
         return
     with labels.open(newline="", encoding="utf-8") as fh:
         labelled = list(csv.DictReader(fh))
-    current = {(r["rule"], r["file"], r["line"]) for r in rows}
+    current = {finding_key(r["rule"], r["file"], r["line"]) for r in rows}
     print(f"\nstructural rules, labelled sample {labels.name} ({len(labelled)} findings)")
     print(f"  {'rule':<30} {'labelled TP/n':>13} {'prec':>5}   {'still reported TP/n':>19} {'prec':>5}")
     for rule in sorted({r["rule"] for r in labelled}):
         mine = [r for r in labelled if r["rule"] == rule]
-        kept = [r for r in mine if (r["rule"], r["file"], r["line"]) in current]
+        kept = [r for r in mine if finding_key(r["rule"], r["file"], r["line"]) in current]
         tp, tp_kept = (sum(r["verdict"] == "TP" for r in x) for x in (mine, kept))
         p_all = f"{tp / len(mine):.2f}" if mine else "-"
         p_kept = f"{tp_kept / len(kept):.2f}" if kept else "-"
@@ -256,12 +261,13 @@ def main() -> int:
     if args.sample_out:
         rng = random.Random(args.seed)
         grouped: dict[str, list[dict[str, str]]] = defaultdict(list)
-        known: set[tuple[str, str, str]] = set()
+        known: set[Key] = set()
         if args.sample_errors and args.labels.is_file():
-            with args.labels.open(newline="", encoding="utf-8") as fh:
-                known = {(r["rule"], r["file"], r["line"]) for r in csv.DictReader(fh)}
+            known = set(load_labels(args.labels))
         for row in security if security else rows:
-            if args.sample_errors and (row["severity"] != "error" or (row["rule"], row["file"], row["line"]) in known):
+            if args.sample_errors and (
+                row["severity"] != "error" or finding_key(row["rule"], row["file"], row["line"]) in known
+            ):
                 continue
             grouped[row["rule"]].append(row)
         with args.sample_out.open("w", newline="", encoding="utf-8") as fh:

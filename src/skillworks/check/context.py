@@ -16,6 +16,9 @@ _SHELL_SUFFIXES = frozenset({".sh", ".bash", ".zsh", ".ps1"})
 _DOC_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".mdx"})
 _TEST_DIRS = frozenset({"tests", "test", "__tests__", "fixtures", "testdata", "test_data", "spec", "evals", "e2e"})
 _ASSET_DIRS = frozenset({"assets", "templates", "template", "static", "public"})
+# Claude Code's settings files: shipped in a skill (`.claude/settings.json`, an asset to copy into place) they
+# are configuration the agent obeys, not a document
+_AGENT_SETTINGS = frozenset({"settings.json", "settings.local.json"})
 _TEST_NAME = re.compile(r"^(test_.*|.*_test\.\w+|.*\.(?:test|spec)\.\w+|conftest\.py)$")
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.M)
 
@@ -46,6 +49,8 @@ def file_context(rel: str | None) -> Context:
         return Context.TEST
     if path.name.lower() == "package.json":
         return Context.SCRIPT  # npm runs its lifecycle scripts (preinstall, postinstall) on install
+    if path.name.lower() in _AGENT_SETTINGS:
+        return Context.SCRIPT  # the agent's own settings: its permission mode and hooks take effect once installed
     if suffix in _SCRIPT_SUFFIXES or (path.parts[0] == "scripts" and suffix not in _DOC_SUFFIXES):
         return Context.SCRIPT
     if parts & _ASSET_DIRS or suffix not in _DOC_SUFFIXES:
@@ -113,6 +118,20 @@ class TextMap:
 
     def in_fence(self, pos: int) -> bool:
         return any(a <= pos < b for a, b in self._fences)
+
+    def fence_at(self, pos: int) -> tuple[int, int, str] | None:
+        """The fenced block holding `pos`: where its body starts and ends, and its info string's first word
+        (the language, lower case; "" when untagged)."""
+        for a, b in self._fences:
+            if a <= pos < b:
+                open_end = self.text.find("\n", a, b)
+                if open_end < 0:
+                    return None
+                info = self.text[a:open_end].strip().lstrip("`~").strip().split()
+                last = self.text.rfind("\n", open_end, b) + 1  # the closing marker's line, if closed
+                body_end = last if last > open_end + 1 and _FENCE.match(self.text, last) else b
+                return open_end + 1, max(open_end + 1, body_end), (info[0].lower() if info else "")
+        return None
 
     def spot(self, start: int, end: int, *, cue_lines: int = 1, backticks_quote: bool = True) -> Spot:
         """Locate text[start:end]: its context, whether it is quoted, and a warning word around it (on its

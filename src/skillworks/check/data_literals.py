@@ -1,8 +1,12 @@
 """Whether a span of a script is an element of a data collection rather than code that runs, judged on the
 syntax tree: a string in an array/list/set/tuple literal of several strings (Python `ast`, tree-sitter for
-JavaScript/TypeScript and shell), a `case` pattern, a quoted value assigned to a shell variable, the pattern
-argument of grep, or an item of a YAML block sequence in a fenced block. A destructive command found there is
-a payload, a block list or a detection pattern: the command is not run by that line.
+JavaScript/TypeScript and shell), a string in a JSON array (a permission deny list, a list of patterns), a
+`case` pattern, the pattern side of a shell `[[ ... == pattern ]]` test, a shell comment, a quoted value
+assigned to a shell variable, the pattern argument of grep or of Python's `re` functions, or an item of a
+YAML block sequence in a fenced block. A command found there is a payload, a block list or a detection
+pattern: the command is not run by that line. A fenced block of a Markdown file is judged the same way, as
+the language its info string names (`fenced_data_element`), and the body of a shell heredoc fed to Python
+(`python3 <<'EOF'`) as Python.
 
 A list that is itself an argument of a call (`subprocess.run([...])`, `spawn("sh", [...])`) may be the argv
 that runs, and is never treated as data here."""
@@ -23,6 +27,19 @@ _TS = (".ts", ".tsx", ".mts", ".cts")
 _SHELL = (".sh", ".bash", ".zsh")
 _GREP = frozenset({"grep", "egrep", "fgrep", "rg"})
 _YAML_ITEM = re.compile(r"^(\s*)-\s+\S")
+# JSON keys whose array is an argv that runs (MCP servers, hooks, launch configs), not a list of values
+_ARGV_KEYS = frozenset({"args", "argv", "command", "cmd", "exec", "run", "script", "entrypoint", "program"})
+_RE_FUNCS = frozenset({"compile", "search", "match", "fullmatch", "findall", "finditer", "sub", "subn", "split"})
+# a fence's language -> a file name whose suffix `is_data_element` reads
+_FENCE_NAMES = {
+    **dict.fromkeys(("bash", "sh", "shell", "zsh", "console"), "fence.sh"),
+    **dict.fromkeys(("python", "py", "python3"), "fence.py"),
+    **dict.fromkeys(("javascript", "js", "mjs", "jsx", "node"), "fence.js"),
+    **dict.fromkeys(("typescript", "ts", "tsx"), "fence.ts"),
+    **dict.fromkeys(("json", "jsonc", "json5"), "fence.json"),
+}
+# languages where `#` starts a comment: text after it, behind code on the same line, does not run
+_HASH_COMMENT = frozenset({"bash", "sh", "shell", "zsh", "perl", "pl", "python", "py", "ruby", "rb", "r", "yaml"})
 
 
 @lru_cache(maxsize=3)
@@ -43,6 +60,67 @@ def is_data_element(text: str, rel: str | None, start: int, end: int) -> bool:
         return _tree(text, start, end, "ts" if name.endswith(_TS) else "js")
     if name.endswith(_SHELL):
         return _tree(text, start, end, "bash")
+    if name.endswith(".json"):
+        return _json_array_element(text, start, end)
+    return False
+
+
+def fenced_data_element(text: str, body: tuple[int, int, str], start: int, end: int) -> bool:
+    """True when text[start:end], inside the fenced block `body` (its body's start, end and language, as
+    `TextMap.fence_at` gives them), is data by the rules of that language, or a trailing comment after code
+    on its line in a language where `#` comments."""
+    a, b, lang = body
+    if lang in _HASH_COMMENT and _trailing_comment(text[text.rfind("\n", 0, start) + 1 : start]):
+        return True
+    name = _FENCE_NAMES.get(lang)
+    return name is not None and is_data_element(text[a:b], name, start - a, end - a)
+
+
+def _trailing_comment(before: str) -> bool:
+    """True when `before` (the line up to a match) holds code, then ` #` outside quotes: a comment."""
+    i = before.find(" #")
+    while i >= 0:
+        head = before[:i]
+        if head.strip() and head.count('"') % 2 == 0 and head.count("'") % 2 == 0:
+            return True
+        i = before.find(" #", i + 1)
+    return False
+
+
+# --- JSON ------------------------------------------------------------------------------------------------------
+_JSON_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{}:,]')
+
+
+def _json_array_element(text: str, start: int, end: int) -> bool:
+    """True when text[start:end] lies in a string that is an element of a JSON array, unless the array is the
+    value of a key that holds an argv (`"args": [...]`). Read token by token, so a fragment or a file with
+    comments still reads."""
+    stack: list[tuple[str, str | None]] = []  # (container, the key it is the value of)
+    key: str | None = None
+    last: str | None = None
+    for m in _JSON_TOKEN.finditer(text):
+        tok = m.group()
+        if m.start() > end:
+            return False
+        if tok in "[{":
+            stack.append((tok, key if last == ":" else None))
+            key = None
+        elif tok in "]}":
+            if stack:
+                stack.pop()
+        elif tok == ":":
+            pass
+        elif tok == ",":
+            key = None
+        else:  # a string
+            if m.start() <= start and end <= m.end():
+                if not stack or stack[-1][0] != "[":
+                    return False
+                owner = next((k for c, k in reversed(stack) if c == "{" or k is not None), None)
+                return (stack[-1][1] or owner or "").lower() not in _ARGV_KEYS
+            if stack and stack[-1][0] == "{" and last in ("{", ","):
+                key = tok[1:-1]
+        last = tok
     return False
 
 
@@ -77,10 +155,12 @@ def _python(text: str, start: int, end: int) -> bool:
         if isinstance(node, ast.Call):
             in_call.update(id(a) for a in node.args)
             in_call.update(id(k.value) for k in node.keywords)
+            if _regex_call(node) and node.args and _spans(starts, node.args[0], start, end):
+                return True  # the pattern of re.compile / re.search / ...: text to look for
     for node in ast.walk(tree):
         if not isinstance(node, (ast.List, ast.Set, ast.Tuple)) or id(node) in in_call:
             continue
-        strings = [e for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        strings = [e for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, (str, bytes))]
         if len(strings) < 2:
             continue
         for e in strings:
@@ -110,6 +190,24 @@ def _line_starts(text: str) -> list[int]:
     return out
 
 
+def _regex_call(node: ast.Call) -> bool:
+    f = node.func
+    return (
+        isinstance(f, ast.Attribute)
+        and f.attr in _RE_FUNCS
+        and isinstance(f.value, ast.Name)
+        and f.value.id in ("re", "regex")
+    )
+
+
+def _spans(starts: list[int], node: ast.expr, start: int, end: int) -> bool:
+    if not isinstance(node, ast.Constant) or not isinstance(node.value, (str, bytes)) or node.end_lineno is None:
+        return False
+    a = starts[node.lineno - 1] + node.col_offset
+    b = starts[node.end_lineno - 1] + (node.end_col_offset or 0)
+    return a <= start and end <= b
+
+
 # --- JavaScript / TypeScript / shell ----------------------------------------------------------------------------
 def _tree(text: str, start: int, end: int, kind: str) -> bool:
     data = text.encode("utf-8")
@@ -118,8 +216,26 @@ def _tree(text: str, start: int, end: int, kind: str) -> bool:
     root = _parse(data, kind)
     node: Node | None = root.descendant_for_byte_range(b_start, b_end)
     if kind == "bash":
+        body = _python_heredoc(node)
+        if body is not None:  # python3 <<'EOF' ... EOF: the body is a Python program
+            offset = len(data[: body.start_byte].decode("utf-8", errors="replace"))
+            code = (body.text or b"").decode("utf-8", errors="replace")
+            return _python(code, start - offset, end - offset)
         return _bash_data(node)
     return _js_data(node)
+
+
+def _python_heredoc(node: Node | None) -> Node | None:
+    """The heredoc body holding `node` when the heredoc feeds a Python interpreter, else None."""
+    while node is not None and node.type != "heredoc_body":
+        node = node.parent
+    statement = node.parent.parent if node is not None and node.parent is not None else None
+    if statement is None or statement.type != "redirected_statement":
+        return None
+    command = statement.child_by_field_name("body")
+    name = command.child_by_field_name("name") if command is not None and command.type == "command" else None
+    word = (name.text or b"").decode(errors="replace").rsplit("/", 1)[-1] if name is not None else ""
+    return node if re.fullmatch(r"python(?:3(?:\.\d+)?)?", word) else None
 
 
 @lru_cache(maxsize=8)
@@ -141,8 +257,12 @@ def _js_data(node: Node | None) -> bool:
 def _bash_data(node: Node | None) -> bool:
     child: Node | None = None
     while node is not None:
+        if node.type == "comment":
+            return True  # a comment does not run
         if node.type in ("command_substitution", "process_substitution", "subshell"):
             return False  # the text runs
+        if node.type == "binary_expression" and child is not None and _test_pattern(node, child):
+            return True  # [[ "$cmd" == *"rm -rf /"* ]]: the pattern the command is compared with
         if node.type == "case_item" and child is not None:
             return child.start_byte < _case_body_start(node)  # a pattern, not the commands of the branch
         if node.type == "array":
@@ -155,6 +275,15 @@ def _bash_data(node: Node | None) -> bool:
             return cmd in _GREP and child is not None and child != name
         child, node = node, node.parent
     return False
+
+
+def _test_pattern(expr: Node, child: Node) -> bool:
+    """True when `child` is the right-hand side of a string comparison or match (`==`, `!=`, `=~`, `=`)."""
+    op = expr.child_by_field_name("operator")
+    right = expr.child_by_field_name("right")
+    if op is None or right is None:
+        return False
+    return (op.text or b"").decode() in ("==", "!=", "=~", "=") and child.start_byte >= right.start_byte
 
 
 def _case_body_start(item: Node) -> int:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from skillworks.check.context import TextMap
-from skillworks.check.data_literals import is_data_element, yaml_sequence_item
+from skillworks.check.data_literals import fenced_data_element, is_data_element, yaml_sequence_item
 from skillworks.check.js_flow import JS_SUFFIXES, analyse_js
 from skillworks.check.lifecycle import scan_lifecycle
 from skillworks.check.model import Confidence, Context, Finding
@@ -430,6 +430,19 @@ def _matches(pat: _Pat, text: str, low: str) -> Iterator[re.Match[str]]:
         yield from pat.regex.finditer(text, start, end)
 
 
+# rules whose hit inside a data collection, a pattern or a comment is not a command that runs
+_DATA_AWARE = frozenset({"sec-destructive-shell", "sec-persistence"})
+
+
+def _is_data(text: str, rel: str | None, tm: TextMap, start: int, end: int) -> bool:
+    """True when text[start:end] is data (see `data_literals`): in a script by its syntax tree, in a fenced
+    block of a Markdown file by the syntax of the fence's language, or an item of a fenced YAML list."""
+    if is_data_element(text, rel, start, end):
+        return True
+    fence = tm.fence_at(start)
+    return fence is not None and (fenced_data_element(text, fence, start, end) or yaml_sequence_item(text, start))
+
+
 def scan_text(text: str, rel: str | None, start_line: int = 1, *, topic: str | None = None) -> list[Finding]:
     """Every security finding in one text. `start_line` is the file line of text[0]; `topic` is the skill's
     security subject, if any (see `security_topic`)."""
@@ -476,10 +489,7 @@ def scan_text(text: str, rel: str | None, start_line: int = 1, *, topic: str | N
                     and _names_commands(tm.line_text(m.start()), tm.in_fence(m.start()))
                 ):
                     confidence = MEDIUM  # a table row or an enumeration that names commands (to detect, to block)
-                elif rule_id == "sec-destructive-shell" and (
-                    is_data_element(text, rel, m.start(), m.end())
-                    or (tm.in_fence(m.start()) and yaml_sequence_item(text, m.start()))
-                ):
+                elif rule_id in _DATA_AWARE and _is_data(text, rel, tm, m.start(), m.end()):
                     confidence = MEDIUM  # one element of a list of payloads, blocked or detected commands
                 add(rule_id, what, m.start(), m.end(), confidence)
     if "://" in text:
