@@ -7,6 +7,12 @@ baseline mean {0.05, 0.5, 0.95} x effect {0, 10, 20, 40} pp; REPLICATES simulate
 2000; docs/statistics.md quotes 4000), seed 20261201 and 20261202 for the graded runs (the floors were tuned
 on seeds 1 and 2 by ``interval_tuning.py``: these runs are held out).
 
+Every interval follows the small-n rule on informative tasks (``MIN_DIFFERING_TASKS``: 6 tasks that differ
+for Δ, g and the lift; 6 that failed a trial and 6 that passed one for a pass rate). Per cell the script
+prints the share of runs that get an interval ("Δ%", "r%", "l%", "g%") and the coverage among those runs —
+what a user who sees an interval experiences — with their mean width. A cell counts as reported when at
+least ``REPORTED_SHARE`` (50 %) of its runs get an interval; the others print "nan" (no interval by design).
+
 Printed per cell: coverage (%) and mean width (pp) of
 - Δ: ``skillworks.stats.paired_delta`` (paired-t with trial-noise floor), "no interval" below
   ``MIN_TASKS_FOR_INTERVAL`` paired tasks by design; beside it the task-only bootstrap's coverage
@@ -15,8 +21,7 @@ Printed per cell: coverage (%) and mean width (pp) of
   PR comment's pass-rate interval);
   Wilson over n = tasks x trials (SkillsBench's, in report.md), against the population mean rate and
   against the mean rate of the run's own tasks (the estimand it is valid for);
-- g (normalised gain): ``skillworks.stats.gain_interval`` against the population's E[Δ] / (1 − E[p0]),
-  over the runs that get one ("g%": their share; a cell where under half do, e.g. baseline 95 %, has none);
+- g (normalised gain): ``skillworks.stats.gain_interval`` against the population's E[Δ] / (1 − E[p0]);
 - ACES Skill Lift of a graded metric on [0, 1] (per-trial scores Beta-distributed): ``skill_lift``'s
   interval (the Δ method over cases, with the graded floor ``GRADED_FLOOR``);
 - "const": the share of runs in which every task shows the same difference (the interval is then the
