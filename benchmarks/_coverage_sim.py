@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from skillworks.stats.gain import MIN_HEADROOM
-from skillworks.stats.paired import NoiseFloor, t_quantile
+from skillworks.stats.paired import MIN_DIFFERING_TASKS, MIN_TASKS_FOR_INTERVAL, NoiseFloor, t_quantile
 
 BASELINES = (0.05, 0.5, 0.95)
 EFFECTS = (0.0, 0.10, 0.20, 0.40)
@@ -149,6 +149,34 @@ def gain_interval(cell: Cell, floor: NoiseFloor) -> tuple[np.ndarray, np.ndarray
     var = np.maximum(s2, floor.scale * noise.mean(axis=1)) / (n * safe * safe)
     half = t_quantile(CONFIDENCE, n - 1) * np.sqrt(var)
     return np.maximum(-mean_o / safe, g - half), np.minimum(1.0, g + half), ok
+
+
+REPORTED_SHARE = 50.0
+"""A cell counts as reported when the tool gives an interval in at least this share (%) of its runs; the
+others print "no interval" (most of their runs say "too few tasks that differ")."""
+
+
+def delta_has(cell: Cell) -> np.ndarray:
+    """Per replicate: does ``paired_delta`` (and the ACES lift) give an interval — at least
+    ``MIN_TASKS_FOR_INTERVAL`` tasks and ``MIN_DIFFERING_TASKS`` of them with a non-zero difference."""
+    differing = (np.abs(cell.with_ - cell.without) > 1e-12).sum(axis=1)
+    return (differing >= MIN_DIFFERING_TASKS) & (cell.tasks >= MIN_TASKS_FOR_INTERVAL)
+
+
+def rate_has(cell: Cell) -> np.ndarray:
+    """Per replicate: does ``task_mean_interval`` give an interval — ``MIN_DIFFERING_TASKS`` tasks that passed
+    a trial and as many that failed one."""
+    passed, failed = (cell.with_ > 1e-12).sum(axis=1), (cell.with_ < 1.0 - 1e-12).sum(axis=1)
+    return (passed >= MIN_DIFFERING_TASKS) & (failed >= MIN_DIFFERING_TASKS) & (cell.tasks >= MIN_TASKS_FOR_INTERVAL)
+
+
+def conditional(low: np.ndarray, high: np.ndarray, truth: float, has: np.ndarray) -> tuple[float, float]:
+    """(coverage among the runs with an interval, share of runs with one), in %; coverage NaN when the share
+    is under :data:`REPORTED_SHARE`."""
+    share = float(has.mean() * 100.0)
+    if share < REPORTED_SHARE:
+        return float("nan"), share
+    return coverage(low[has], high[has], truth), share
 
 
 def coverage(low: np.ndarray, high: np.ndarray, truth: float | np.ndarray) -> float:

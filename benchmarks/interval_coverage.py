@@ -7,6 +7,12 @@ baseline mean {0.05, 0.5, 0.95} x effect {0, 10, 20, 40} pp; REPLICATES simulate
 2000; docs/statistics.md quotes 4000), seed 20261201 and 20261202 for the graded runs (the floors were tuned
 on seeds 1 and 2 by ``interval_tuning.py``: these runs are held out).
 
+Every interval follows the small-n rule on informative tasks (``MIN_DIFFERING_TASKS``: 6 tasks that differ
+for Δ, g and the lift; 6 that failed a trial and 6 that passed one for a pass rate). Per cell the script
+prints the share of runs that get an interval ("Δ%", "r%", "l%", "g%") and the coverage among those runs —
+what a user who sees an interval experiences — with their mean width. A cell counts as reported when at
+least ``REPORTED_SHARE`` (50 %) of its runs get an interval; the others print "nan" (no interval by design).
+
 Printed per cell: coverage (%) and mean width (pp) of
 - Δ: ``skillworks.stats.paired_delta`` (paired-t with trial-noise floor), "no interval" below
   ``MIN_TASKS_FOR_INTERVAL`` paired tasks by design; beside it the task-only bootstrap's coverage
@@ -15,8 +21,7 @@ Printed per cell: coverage (%) and mean width (pp) of
   PR comment's pass-rate interval);
   Wilson over n = tasks x trials (SkillsBench's, in report.md), against the population mean rate and
   against the mean rate of the run's own tasks (the estimand it is valid for);
-- g (normalised gain): ``skillworks.stats.gain_interval`` against the population's E[Δ] / (1 − E[p0]),
-  over the runs that get one ("g%": their share; a cell where under half do, e.g. baseline 95 %, has none);
+- g (normalised gain): ``skillworks.stats.gain_interval`` against the population's E[Δ] / (1 − E[p0]);
 - ACES Skill Lift of a graded metric on [0, 1] (per-trial scores Beta-distributed): ``skill_lift``'s
   interval (the Δ method over cases, with the graded floor ``GRADED_FLOOR``);
 - "const": the share of runs in which every task shows the same difference (the interval is then the
@@ -75,15 +80,22 @@ def _trial(task: str, condition: str, score: float, index: int) -> TrialResult:
 
 def _check_vectorised(rng: np.random.Generator) -> None:
     """The vectorised intervals are the library's: one replicate checked against each function."""
-    w, wo = rng.binomial(3, 0.6, size=(1, 7)) / 3, rng.binomial(3, 0.4, size=(1, 7)) / 3
-    cell = sim.Cell(0.5, 0.2, 7, 3, 0.0, 0.0, w, wo, w, w, wo)
+    w, wo = rng.binomial(3, 0.6, size=(1, 14)) / 3, rng.binomial(3, 0.4, size=(1, 14)) / 3
+    cell = sim.Cell(0.5, 0.2, 14, 3, 0.0, 0.0, w, wo, w, w, wo)
+    # the small-n rule of the vectorised masks is the library's
+    for row in rng.binomial(3, rng.uniform(size=(40, 1)), size=(40, 7)) / 3:
+        c = sim.Cell(0.5, 0.0, 7, 3, 0.0, 0.0, row[None], np.zeros((1, 7)), row[None], row[None], np.zeros((1, 7)))
+        side = {str(i): (row[i], 3) for i in range(7)}
+        assert (task_mean_interval(side) is not None) == bool(sim.rate_has(c)[0])
+        found = paired_delta(side, {str(i): (0.0, 3) for i in range(7)})
+        assert (found.ci_low_pp is not None) == bool(sim.delta_has(c)[0])
     lo, hi = sim.delta_interval(cell, DELTA_FLOOR)
-    ref = paired_delta({str(i): (w[0, i], 3) for i in range(7)}, {str(i): (wo[0, i], 3) for i in range(7)})
+    ref = paired_delta({str(i): (w[0, i], 3) for i in range(14)}, {str(i): (wo[0, i], 3) for i in range(14)})
     assert abs(lo[0] * 100 - (ref.ci_low_pp or 0)) < 1e-9 and abs(hi[0] * 100 - (ref.ci_high_pp or 0)) < 1e-9
     glo, ghi, ok = sim.gain_interval(cell, GAIN_FLOOR)
-    ref_g = gain_interval({str(i): (w[0, i], 3) for i in range(7)}, {str(i): (wo[0, i], 3) for i in range(7)})
+    ref_g = gain_interval({str(i): (w[0, i], 3) for i in range(14)}, {str(i): (wo[0, i], 3) for i in range(14)})
     assert ok[0] and not isinstance(ref_g, str) and abs(glo[0] - ref_g[0]) < 1e-9 and abs(ghi[0] - ref_g[1]) < 1e-9
-    rlo, rhi = task_mean_interval({str(i): (w[0, i], 3) for i in range(7)}) or (0, 0)
+    rlo, rhi = task_mean_interval({str(i): (w[0, i], 3) for i in range(14)}) or (0, 0)
     lo, hi = sim.rate_interval(cell, RATE_FLOOR)
     assert abs(lo[0] - rlo) < 1e-12 and abs(hi[0] - rhi) < 1e-12
     # skill_lift on per-trial graded scores whose case means are w / wo (3 trials each)
@@ -96,7 +108,7 @@ def _check_vectorised(rng: np.random.Generator) -> None:
     ]
     lift = skill_lift(rows, "score")
     mean, square = scores.mean(axis=2), (scores * scores).mean(axis=2)
-    cell = sim.Cell(0.5, 0.2, 7, 3, 0.0, 0.0, mean[0][None], mean[1][None], w, square[0][None], square[1][None])
+    cell = sim.Cell(0.5, 0.2, 7, 3, 0.0, 0.0, mean[0][None], mean[1][None], w[:, :7], square[0][None], square[1][None])
     lo, hi = sim.delta_interval(cell, GRADED_FLOOR)
     assert lift.normal_ci is not None
     assert abs(lo[0] - lift.normal_ci.low) < 1e-9 and abs(hi[0] - lift.normal_ci.high) < 1e-9
@@ -126,8 +138,9 @@ def main() -> int:
         f"no interval below {MIN_TASKS_FOR_INTERVAL} tasks"
     )
     print(
-        f"{'base':>5} {'eff':>4} {'tasks':>5} {'tr':>3} | {'Δ cov':>6} {'Δ wid':>6} {'const':>5} {'boot':>5} | "
-        f"{'rate':>5} {'r wid':>6} {'w-own':>5} {'w-pop':>5} | {'lift':>5} {'l wid':>6} | {'g':>5} {'g%':>4}"
+        f"{'base':>5} {'eff':>4} {'tasks':>5} {'tr':>3} | {'Δ cov':>6} {'Δ%':>4} {'Δ wid':>6} {'const':>5} "
+        f"{'boot':>5} | {'rate':>5} {'r%':>4} {'r wid':>6} {'w-own':>5} {'w-pop':>5} | {'lift':>5} {'l%':>4} "
+        f"{'l wid':>6} | {'g':>5} {'g%':>4}"
     )
     reported: dict[str, list[float]] = {k: [] for k in KEYS}
     where: dict[str, list[tuple[float, int, int]]] = {k: [] for k in KEYS}  # (baseline, tasks, trials) per cell
@@ -144,38 +157,54 @@ def main() -> int:
         lo, hi = sim.delta_interval(cell, DELTA_FLOOR)
         d = cell.with_ - cell.without
         const = float((d.var(axis=1) == 0).mean() * 100)
+        has_d, has_r, has_l = sim.delta_has(cell), sim.rate_has(cell), sim.delta_has(gcell)
         rlo, rhi = sim.rate_interval(cell, RATE_FLOOR)
         wlo, whi = _wilson(cell.with_.mean(axis=1), n * m)
         llo, lhi = sim.delta_interval(gcell, GRADED_FLOOR)
         glo, ghi, gok = sim.gain_interval(cell, GAIN_FLOOR)
-        g_share = float(gok.mean() * 100)
+        gok = gok & has_d
+        (d_cov, d_share), (r_cov, r_share) = (
+            sim.conditional(lo, hi, cell.true_delta, has_d),
+            sim.conditional(rlo, rhi, cell.true_rate, has_r),
+        )
+        (l_cov, l_share), (g_cov, g_share) = (
+            sim.conditional(llo, lhi, gcell.true_delta, has_l),
+            sim.conditional(glo, ghi, cell.true_gain, gok),
+        )
+        shares = {"Δ": d_share, "rate": r_share, "g": g_share, "lift": l_share}
         row = {
-            "Δ": sim.coverage(lo, hi, cell.true_delta),
-            "rate": sim.coverage(rlo, rhi, cell.true_rate),
-            "lift": sim.coverage(llo, lhi, gcell.true_delta),
-            "g": sim.coverage(glo[gok], ghi[gok], cell.true_gain) if g_share >= 50 else float("nan"),
+            "Δ": d_cov,
+            "rate": r_cov,
+            "lift": l_cov,
+            "g": g_cov,
             "wilson-own": sim.coverage(wlo, whi, cell.with_true.mean(axis=1)),
             "wilson-pop": sim.coverage(wlo, whi, cell.true_rate),
             "boot": _boot_coverage(cell),
         }
-        widths = {"Δ": float((hi - lo).mean() * 100), "rate": float((rhi - rlo).mean() * 100)}
-        widths["lift"] = float((lhi - llo).mean() * 100)
+        widths = {
+            "Δ": float((hi - lo)[has_d].mean() * 100) if has_d.any() else float("nan"),
+            "rate": float((rhi - rlo)[has_r].mean() * 100) if has_r.any() else float("nan"),
+            "lift": float((lhi - llo)[has_l].mean() * 100) if has_l.any() else float("nan"),
+        }
         for key, v in row.items():
             if v == v:  # NaN: no interval in most runs (g with the baseline near 100 %)
                 reported[key].append(v)
                 where[key].append((cell.mu, n, m))
-        if row["Δ"] > 97:
+        if row["Δ"] == row["Δ"] and row["Δ"] > 97:
             high_const.append(const)
-        t = table.setdefault((n, m), {**{k: [] for k in KEYS}, "Δ width": [], "const": []})
+        t = table.setdefault((n, m), {**{k: [] for k in KEYS}, "Δ width": [], "const": [], "Δ share": []})
         for key, v in row.items():
             if v == v:
                 t[key].append(v)
-        t["Δ width"].append(widths["Δ"])
+        if row["Δ"] == row["Δ"]:
+            t["Δ width"].append(widths["Δ"])
+        t["Δ share"].append(d_share)
         t["const"].append(const)
         print(
-            f"{head} {row['Δ']:>6.1f} {widths['Δ']:>6.1f} {const:>5.1f} {row['boot']:>5.1f} | {row['rate']:>5.1f} "
-            f"{widths['rate']:>6.1f} {row['wilson-own']:>5.1f} {row['wilson-pop']:>5.1f} | {row['lift']:>5.1f} "
-            f"{widths['lift']:>6.1f} | {row['g']:>5.1f} {g_share:>4.0f}"
+            f"{head} {row['Δ']:>6.1f} {shares['Δ']:>4.0f} {widths['Δ']:>6.1f} {const:>5.1f} {row['boot']:>5.1f} | "
+            f"{row['rate']:>5.1f} {shares['rate']:>4.0f} {widths['rate']:>6.1f} {row['wilson-own']:>5.1f} "
+            f"{row['wilson-pop']:>5.1f} | {row['lift']:>5.1f} {shares['lift']:>4.0f} {widths['lift']:>6.1f} | "
+            f"{row['g']:>5.1f} {g_share:>4.0f}"
         )
     mc = 1.96 * float(np.sqrt(95 * 5 / reps))  # Monte Carlo half-width of one cell's coverage at 95 %
     print(f"Monte Carlo error of a cell: ±{mc:.1f} points; 'edge' = outside 93-97 by less than that")
@@ -201,19 +230,21 @@ def main() -> int:
             "of runs"
         )
     print(
-        "\n| tasks × trials | Δ coverage | Δ cells in 93–97 | Δ width (pp) | pass rate | g | ACES lift "
-        "| Wilson, own tasks |"
+        "\n| tasks × trials | Δ runs with interval (%) | Δ coverage | Δ cells in 93–97 | Δ width (pp) | pass rate "
+        "| g | ACES lift | Wilson, own tasks |"
     )
-    print("|---|---|---:|---:|---|---|---|---|")
+    print("|---|---|---|---:|---:|---|---|---|---|")
     for (n, m), t in table.items():
         a = np.array(t["Δ"])
 
         def rng_(key: str, t: dict[str, list[float]] = t) -> str:
             return f"{min(t[key]):.1f}–{max(t[key]):.1f}" if t[key] else "no interval"
 
+        width = f"{np.mean(t['Δ width']):.0f}" if t["Δ width"] else "–"
         print(
-            f"| {n} × {m} | {rng_('Δ')} | {int(((a >= 93) & (a <= 97)).sum())}/{len(a)} | "
-            f"{np.mean(t['Δ width']):.0f} | {rng_('rate')} | {rng_('g')} | {rng_('lift')} | {rng_('wilson-own')} |"
+            f"| {n} × {m} | {min(t['Δ share']):.0f}–{max(t['Δ share']):.0f} | {rng_('Δ')} | "
+            f"{int(((a >= 93) & (a <= 97)).sum())}/{len(a)} | {width} | {rng_('rate')} | {rng_('g')} | "
+            f"{rng_('lift')} | {rng_('wilson-own')} |"
         )
     print(f"elapsed {time.perf_counter() - started:.0f} s")
     return 0

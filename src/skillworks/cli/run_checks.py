@@ -88,7 +88,8 @@ def plan_lines(
     """What `skillworks run --dry-run` prints: the trials planned, the ``estimate`` lines (calls, tokens, cost:
     :func:`skillworks.experiment.cost_estimate.estimate_lines`) and the minimum detectable Δ at 80 % power for
     the planned tasks × trials (a lower bound: baseline 50 %, no task-to-task spread of the effect)."""
-    from skillworks.stats import MIN_TASKS_FOR_INTERVAL, minimum_detectable_effect
+    from skillworks.stats import minimum_detectable_effect
+    from skillworks.stats.power import FEWEST_TASKS
 
     total = n_tasks * len(conditions) * len(agents) * trials
     lines = [
@@ -99,7 +100,7 @@ def plan_lines(
     mde = minimum_detectable_effect(n_tasks, trials)
     if mde is None:
         lines.append(
-            f"minimum detectable Δ: none — too few tasks for an interval (n={n_tasks}, needs {MIN_TASKS_FOR_INTERVAL})"
+            f"minimum detectable Δ: none — too few tasks for an interval (n={n_tasks}, needs {FEWEST_TASKS})"
         )
     else:
         wider = minimum_detectable_effect(n_tasks, trials, task_sd=0.3)

@@ -26,7 +26,7 @@ def lift_label(row: MetricRow) -> str:
     if row.lift is None:
         return f"no lift (no case scored on both sides; {row.n_unpaired} unpaired)"
     if row.ci_normal is None:
-        return f"{row.lift:+.3f} (too few cases for an interval — n={row.n_paired})"
+        return f"{row.lift:+.3f} ({row.ci_note or f'too few cases for an interval — n={row.n_paired}'})"
     low, high = row.ci_normal
     text = f"{row.lift:+.3f} (95% CI [{low:+.3f}, {high:+.3f}], {row.n_paired} paired cases)"
     if low <= 0 <= high:

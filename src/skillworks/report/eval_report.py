@@ -62,6 +62,8 @@ class MetricRow(BaseModel):
     n_skills: int
     n_cells: int
     positive_fraction: float | None
+    ci_note: str | None = None
+    """why there is no ``ci_normal`` (the small-n rule of stats.paired), when there is none"""
 
 
 class CaseRow(BaseModel):
@@ -216,6 +218,7 @@ def _row(lift: MetricLift) -> MetricRow:
         baseline_mean=lift.baseline_mean,
         lift=lift.lift,
         ci_normal=_ci(lift.normal_ci),
+        ci_note=lift.normal_ci_note,
         ci_bootstrap_skills=_ci(lift.bootstrap_skills_ci),
         ci_bootstrap_cells=_ci(lift.bootstrap_cells_ci),
         n_skills=lift.n_skills,
@@ -539,7 +542,8 @@ def _metric_table(rows: Sequence[MetricRow]) -> list[str]:
     for r in rows:
         out.append(
             f"| {r.metric} | {r.n_paired} | {r.n_unpaired} | {_f(r.treatment_mean)} | {_f(r.baseline_mean)} "
-            f"| {_f(r.lift, True)} | {_i(r.ci_normal)} | {_i(r.ci_bootstrap_skills)} | {_i(r.ci_bootstrap_cells)} "
+            f"| {_f(r.lift, True)} | {_i(r.ci_normal) if r.ci_normal or not r.ci_note else r.ci_note} "
+            f"| {_i(r.ci_bootstrap_skills)} | {_i(r.ci_bootstrap_cells)} "
             f"| {_f(r.positive_fraction)} |"
         )
     return out
@@ -553,6 +557,11 @@ def _workspace(s: EvalSummary) -> str:
     elif s.workspace == "isolation":
         text += " (the target alone)"
     return text + (f"; case files {s.case_files}" if s.case_files else "")
+
+
+def _ci_text(row: MetricRow) -> str:
+    """``95% CI [a, b]``, or the small-n note when the lift has no interval."""
+    return row.ci_note if row.ci_normal is None and row.ci_note else f"95% CI {_i(row.ci_normal)}"
 
 
 def render_eval_markdown(s: EvalSummary) -> str:
@@ -576,7 +585,7 @@ def render_eval_markdown(s: EvalSummary) -> str:
         overall = next((m for m in c.metrics if m.metric == "overall"), None)
         if overall is not None:
             lines += [
-                f"Overall lift **{_f(overall.lift, True)}** (95% CI {_i(overall.ci_normal)}) over "
+                f"Overall lift **{_f(overall.lift, True)}** ({_ci_text(overall)}) over "
                 f"{overall.n_paired} paired case(s); positive in {_f(overall.positive_fraction)} of them.",
                 "",
             ]

@@ -34,6 +34,16 @@ def interval(iv: IntervalOut | None) -> str:
     return "—" if iv is None else f"[{iv.low * 100:.1f}, {iv.high * 100:.1f}]"
 
 
+def gain_text(g: float | None, low: float | None, high: float | None, note: str | None) -> str:
+    """g with its interval, e.g. ``0.75, 95% CI [+0.40, +1.00]``; ``undefined`` without g; without an
+    interval the reason (the small-n rule or the headroom), e.g. ``0.75 (too few tasks that differ …)``."""
+    if g is None:
+        return "undefined"
+    if low is None or high is None:
+        return f"{g:.2f} ({note or 'no interval'})"
+    return f"{g:.2f}, 95% CI [{low:+.2f}, {high:+.2f}]"
+
+
 def interval_pp(low: float | None, high: float | None, note: str | None = None) -> str:
     """``[low, high]`` in pp; the note (e.g. "too few tasks for an interval — n=3") when there is none."""
     if low is None or high is None:

@@ -5,7 +5,7 @@ errors grouped by kind (`error_groups`: 20 identical errors are one line ``×20`
 from __future__ import annotations
 
 from skillworks.report.error_groups import error_group_lines
-from skillworks.report.formatting import interval_pp, pct, pp, rate_interval, ungraded_only
+from skillworks.report.formatting import gain_text, interval_pp, pct, pp, rate_interval, ungraded_only
 from skillworks.report.model import SCRIPTED_NOTE, PassRateRow, Summary
 
 
@@ -48,6 +48,8 @@ def headline_lines(summary: Summary) -> list[str]:
                     + (f" inconclusive (n={row.n_tasks})" if crosses else "")
                     + f", g {g}"
                 )
+                if delta.g is not None and (delta.g_ci_low is not None or delta.g_ci_note != delta.ci_note):
+                    lines.append(f"    g {gain_text(delta.g, delta.g_ci_low, delta.g_ci_high, delta.g_ci_note)}")
                 lines.append(
                     f"    scored-only: Δ {pp(paired.delta_pp)} pp over {paired.n_paired} paired tasks"
                     + (

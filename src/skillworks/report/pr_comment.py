@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from skillworks.report.error_groups import group_errors
-from skillworks.report.formatting import interval_pp, pct, pp, rate_interval, ungraded_only
+from skillworks.report.formatting import gain_text, interval_pp, pct, pp, rate_interval, ungraded_only
 from skillworks.report.markdown_text import md_code, md_text
 from skillworks.report.model import SCRIPTED_NOTE, DeltaRow, PassRateRow, Summary
 from skillworks.report.run_charts import column_order, delta_estimate
@@ -56,7 +56,7 @@ def render_pr_comment(summary: Summary, eval_lines: list[str] | None = None) -> 
             f"**Skill effect vs {md_code(s.deltas[0].baseline)}** (paired over tasks, trial noise included)",
             "",
         ]
-        lines += ["| Condition | Agent | Δ (pp) | 95% CI | Verdict |", "|---|---|---:|---|---|"]
+        lines += ["| Condition | Agent | Δ (pp) | 95% CI | Verdict | g |", "|---|---|---:|---|---|---|"]
         for d in _by_agent(s.deltas):
             est, low, high, n = delta_estimate(d)
             if low is None or high is None:
@@ -68,7 +68,8 @@ def render_pr_comment(summary: Summary, eval_lines: list[str] | None = None) -> 
             else:
                 verdict = f"inconclusive (n={n})"
             lines.append(
-                f"| {md_text(d.condition)} | {md_text(d.agent)} | {pp(est)} | {interval_pp(low, high)} | {verdict} |"
+                f"| {md_text(d.condition)} | {md_text(d.agent)} | {pp(est)} | {interval_pp(low, high)} | {verdict} "
+                f"| {gain_text(d.g, d.g_ci_low, d.g_ci_high, d.g_ci_note)} |"
             )
     if eval_lines:
         lines += ["", "**Skill Lift**", "", *[f"- {md_text(x)}" for x in eval_lines]]

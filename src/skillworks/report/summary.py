@@ -51,6 +51,7 @@ from skillworks.stats import (
     outcome_counts,
     paired_delta,
     phase_times,
+    rate_interval_note,
     skill_invocation,
     task_macro_rate,
     task_mean_interval,
@@ -65,9 +66,10 @@ BASELINE = "none"
 
 def _task_interval(m: MacroRate, confidence: float) -> dict[str, IntervalOut | str | None]:
     """The pass rate's interval over tasks (``task_mean_interval``), or the reason there is none."""
-    found = task_mean_interval({t: v.side() for t, v in m.per_task.items()}, confidence=confidence)
+    sides = {t: v.side() for t, v in m.per_task.items()}
+    found = task_mean_interval(sides, confidence=confidence)
     if found is None:
-        return {"task_interval": None, "task_interval_note": too_few_tasks_note(m.n_tasks)}
+        return {"task_interval": None, "task_interval_note": rate_interval_note(sides) or too_few_tasks_note(m.n_tasks)}
     return {"task_interval": IntervalOut(low=found[0], high=found[1]), "task_interval_note": None}
 
 

@@ -28,6 +28,7 @@ from skillworks.stats.lift import (
     skill_lift,
 )
 from skillworks.stats.paired import (
+    MIN_DIFFERING_TASKS,
     MIN_TASKS_FOR_INTERVAL,
     PAIRED_T_METHOD,
     RATE_METHOD,
@@ -35,7 +36,9 @@ from skillworks.stats.paired import (
     TrialsDelta,
     minimum_detectable_effect,
     paired_delta,
+    rate_interval_note,
     task_mean_interval,
+    too_few_differing_note,
     too_few_tasks_note,
     trials_paired_delta,
 )
@@ -59,6 +62,7 @@ from skillworks.stats.tables import (
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
     "DEFAULT_RESAMPLES",
+    "MIN_DIFFERING_TASKS",
     "MIN_HEADROOM",
     "MIN_TASKS_FOR_INTERVAL",
     "PAIRED_T_METHOD",
@@ -101,12 +105,14 @@ __all__ = [
     "paired_delta",
     "pass_at_k",
     "phase_times",
+    "rate_interval_note",
     "skill_invocation",
     "skill_lift",
     "task_bootstrap_delta",
     "task_macro_rate",
     "task_mean_interval",
     "tasks_needed",
+    "too_few_differing_note",
     "too_few_tasks_note",
     "trials_paired_delta",
     "usage_totals",

@@ -8,7 +8,8 @@ the trials' noise as in :mod:`skillworks.stats.paired` (``e_i = with_i − (1 �
 two sides' noise enters with weights 1 and ``(1 − g)²``; floor :data:`GAIN_FLOOR`, chosen on seed 1 by
 ``benchmarks/interval_tuning.py`` like the Δ's). Interval
 ``g ± t_{n−1} · sqrt(var(g))``, clipped to ``[−mean(without)/mean(h), 1]`` (the range g can take). None below
-:data:`MIN_TASKS_FOR_INTERVAL` paired tasks, or when the baseline's mean headroom is under
+:data:`MIN_TASKS_FOR_INTERVAL` paired tasks or below :data:`MIN_DIFFERING_TASKS` tasks whose two sides
+differ (the small-n rule of the Δ), or when the baseline's mean headroom is under
 :data:`MIN_HEADROOM` (g is then a ratio of two small numbers and no interval holds its coverage).
 """
 
@@ -18,11 +19,14 @@ import math
 from collections.abc import Mapping
 
 from skillworks.stats.paired import (
+    MIN_DIFFERING_TASKS,
     MIN_TASKS_FOR_INTERVAL,
     NoiseFloor,
     TaskSide,
+    differing_count,
     shrunk_noise,
     t_quantile,
+    too_few_differing_note,
     unpack_side,
 )
 
@@ -40,6 +44,7 @@ def gain_interval(
     confidence: float = 0.95,
     min_tasks: int = MIN_TASKS_FOR_INTERVAL,
     floor: NoiseFloor = GAIN_FLOOR,
+    min_differing: int = MIN_DIFFERING_TASKS,
 ) -> tuple[float, float] | str:
     """``(low, high)`` of g over the tasks scored on both sides, or the reason there is none."""
     rows = []
@@ -50,6 +55,9 @@ def gain_interval(
     n = len(rows)
     if n < max(min_tasks, 2):
         return f"too few tasks for an interval — n={n}"
+    differing = differing_count([(w[0] or 0.0) - (o[0] or 0.0) for w, o in rows])
+    if differing < max(min_differing, 2):
+        return too_few_differing_note(differing, n)
     mean_w = sum(w[0] or 0.0 for w, _ in rows) / n
     mean_o = sum(o[0] or 0.0 for _, o in rows) / n
     headroom = 1.0 - mean_o

@@ -98,6 +98,8 @@ class MetricLift:
     positive_fraction: float | None
     cases: list[CaseLift] = field(default_factory=list)
     unpaired: list[UnpairedCase] = field(default_factory=list)
+    normal_ci_note: str | None = None
+    """why there is no ``normal_ci`` (the small-n rule), when there is none"""
     cells: list[CellLift] = field(default_factory=list)
     confidence: float = 0.95
 
@@ -124,17 +126,18 @@ def normal_interval(deltas: np.ndarray, confidence: float = 0.95) -> tuple[np.nd
     return mean - half, mean + half
 
 
-def _lift_interval(cases: Sequence[CaseLift], confidence: float) -> Interval | None:
+def _lift_interval(cases: Sequence[CaseLift], confidence: float) -> Interval | str:
     """The lift's interval over paired cases, None below ``MIN_TASKS_FOR_INTERVAL`` of them (the small-n
     rule of :mod:`skillworks.stats.paired`). When every side's score lies in [0, 1] it is the Δ method,
     :func:`skillworks.stats.paired.paired_delta` (t over cases with the trial-noise floor, the trials of a
     side being its scored trials), so it is bounded to [−1, 1] and never zero-width — with the 0/1 floor
     :data:`~skillworks.stats.paired.DELTA_FLOOR` when every score is 0 or 1, else the graded one
     (:data:`~skillworks.stats.paired.GRADED_FLOOR`); for a metric off that range a plain t-interval
-    (df = cases − 1)."""
+    (df = cases − 1). Otherwise the reason there is none: below ``MIN_TASKS_FOR_INTERVAL`` paired cases, or
+    (metric on [0, 1]) below :data:`~skillworks.stats.paired.MIN_DIFFERING_TASKS` cases whose two sides differ."""
     n = len(cases)
     if n < max(MIN_TASKS_FOR_INTERVAL, 2):
-        return None
+        return f"too few cases for an interval — n={n}"
     sides = [c.treatment.mean for c in cases] + [c.baseline.mean for c in cases]
     if all(0.0 <= v <= 1.0 for v in sides):
         keys = [str(i) for i in range(n)]
@@ -144,9 +147,10 @@ def _lift_interval(cases: Sequence[CaseLift], confidence: float) -> Interval | N
             {k: (c.baseline.mean, c.baseline.n, c.baseline.mean_square) for k, c in zip(keys, cases, strict=True)},
             confidence=confidence,
             floor=DELTA_FLOOR if binary else GRADED_FLOOR,
+            unit="cases",
         )
         if found.ci_low_pp is None or found.ci_high_pp is None:
-            return None
+            return found.note or f"too few cases for an interval — n={n}"
         return Interval(found.ci_low_pp / 100.0, found.ci_high_pp / 100.0)
     deltas = [c.delta for c in cases]
     mean = sum(deltas) / n
@@ -255,7 +259,8 @@ def skill_lift(
     ]
     deltas = np.array([c.delta for c in cases], dtype=float)
     n = len(cases)
-    normal = _lift_interval(cases, confidence)
+    found = _lift_interval(cases, confidence)
+    normal = None if isinstance(found, str) else found
     cells: dict[tuple[str, str], list[CaseLift]] = {}
     for c in cases:
         cells.setdefault((c.key.skill, c.key.agent), []).append(c)
@@ -279,6 +284,7 @@ def skill_lift(
         treatment_mean=sum(c.treatment.mean for c in cases) / n if n else None,
         baseline_mean=sum(c.baseline.mean for c in cases) / n if n else None,
         normal_ci=normal,
+        normal_ci_note=found if isinstance(found, str) else None,
         bootstrap_skills_ci=cluster_bootstrap(
             deltas.tolist(), [c.key.skill for c in cases], resamples=resamples, seed=seed, confidence=confidence
         )

@@ -20,9 +20,11 @@ Method (``"paired-t with trial-noise floor"``), per agent configuration:
   zero-width; ``c = ¼, κ = 2, d₀ = 4`` (:data:`RATE_FLOOR`).
 - ``c`` and ``κ`` were chosen on one set of simulated runs (``benchmarks/interval_tuning.py``, seed 1)
   and the coverage is reported on another (``benchmarks/interval_coverage.py``, seed 20261201).
-- Below :data:`MIN_TASKS_FOR_INTERVAL` paired tasks no interval is given (``note`` says why): at 1–4
-  tasks the between-task variance is not estimable well enough for any interval to hold its coverage
-  (``benchmarks/interval_coverage.py`` measures it).
+- Small-n rule on the information in the run (``note`` says why there is no interval): below
+  :data:`MIN_DIFFERING_TASKS` tasks whose difference is non-zero (and below :data:`MIN_TASKS_FOR_INTERVAL`
+  paired tasks) no interval is given — the tasks that show no difference carry no evidence about the sign
+  of Δ, and below 6 differing tasks no 95 % test can exclude 0 (``benchmarks/interval_coverage.py`` reports
+  the share of runs with an interval and the coverage among them).
 
 Why not the plain bootstrap over tasks (:func:`skillworks.stats.delta.task_bootstrap_delta`): it only
 sees the observed per-task differences, so when they happen to be equal its interval has zero width,
@@ -38,7 +40,15 @@ from dataclasses import dataclass
 from skillworks.stats.delta import PairedDelta
 
 MIN_TASKS_FOR_INTERVAL = 5
-"""Fewest paired tasks for which a Δ (or pass-rate) interval is reported."""
+"""Fewest paired tasks for which an interval is considered at all (raw-vs-compiled block, power)."""
+
+MIN_DIFFERING_TASKS = 6
+"""Fewest *informative* tasks for a Δ, g, ACES-lift or pass-rate interval: for Δ, g and the lift, tasks whose
+two sides differ (a task that shows the same rate with and without the skill says nothing about the sign of
+Δ, as a concordant pair in McNemar's test); for a pass rate, tasks that passed a trial and, separately, tasks
+that failed one. 6 is the sign-flip resolution: an exact sign-flip test over ``k`` non-zero differences has
+smallest two-sided p-value ``2/2^k``, under 0.05 only from ``k = 6``, so with fewer differing tasks no 95 %
+test can exclude 0 and any interval is the floor's guess."""
 
 PAIRED_T_METHOD = "paired-t with trial-noise floor"
 RATE_METHOD = "clustered Wilson, moderated variance"
@@ -56,12 +66,12 @@ class NoiseFloor:
     prior_df: float = 0.0
 
 
-DELTA_FLOOR = NoiseFloor(pseudo=0.25, scale=0.5)
+DELTA_FLOOR = NoiseFloor(pseudo=0.25, scale=0.25)
 """The floor of the Δ interval (chosen on benchmarks/interval_tuning.py's seed set)."""
 GRADED_FLOOR = NoiseFloor(pseudo=0.25, scale=0.25)
 """The floor of the Δ method when a side's scores are graded (not all 0 or 1), as for the ACES lift of a
 metric on [0, 1]: such scores carry their own spread, so less floor is needed (chosen the same way)."""
-RATE_FLOOR = NoiseFloor(pseudo=0.25, scale=2.0, prior_df=4.0)
+RATE_FLOOR = NoiseFloor(pseudo=0.25, scale=1.0, prior_df=4.0)
 """The floor of the pass-rate interval over tasks (chosen the same way)."""
 
 TaskSide = tuple[float | None, int] | tuple[float | None, int, float]
@@ -71,6 +81,37 @@ rewards, the mean of the squared rewards (left out: the rewards are 0 or 1, so i
 
 def too_few_tasks_note(n: int) -> str:
     return f"too few tasks for an interval — n={n}"
+
+
+def too_few_differing_note(differing: int, n: int, unit: str = "tasks") -> str:
+    """The small-n statement of the informative-unit rule (:data:`MIN_DIFFERING_TASKS`)."""
+    return f"too few {unit} that differ for an interval — {differing} of {n} {unit} differ"
+
+
+def differing_count(diffs: Sequence[float]) -> int:
+    """How many paired differences are not 0 (the informative tasks of :data:`MIN_DIFFERING_TASKS`)."""
+    return sum(1 for d in diffs if abs(d) > 1e-12)
+
+
+def rate_interval_note(
+    by_task: Mapping[str, TaskSide], *, min_tasks: int = MIN_TASKS_FOR_INTERVAL, min_informative: int | None = None
+) -> str | None:
+    """Why :func:`task_mean_interval` gives no interval for these tasks, or None when it gives one: fewer than
+    ``min_tasks`` tasks with a rate, or fewer than :data:`MIN_DIFFERING_TASKS` tasks that passed a trial
+    (or that failed one) — a run in which 18 of 20 tasks passed every trial says the rate is high, not how
+    high."""
+    need = MIN_DIFFERING_TASKS if min_informative is None else min_informative
+    rates = [r for r, *_ in (unpack_side(v) for v in by_task.values()) if r is not None]
+    n = len(rates)
+    if n < max(min_tasks, 2):
+        return too_few_tasks_note(n)
+    passed = sum(1 for r in rates if r > 1e-12)
+    failed = sum(1 for r in rates if r < 1.0 - 1e-12)
+    if failed < need:
+        return f"too few tasks that failed a trial for an interval — {failed} of {n} tasks did"
+    if passed < need:
+        return f"too few tasks that passed a trial for an interval — {passed} of {n} tasks did"
+    return None
 
 
 def shrunk_noise(rate: float, trials: int, pseudo: float, mean_square: float | None = None) -> float:
@@ -103,11 +144,14 @@ def paired_delta(
     confidence: float = 0.95,
     min_tasks: int = MIN_TASKS_FOR_INTERVAL,
     floor: NoiseFloor = DELTA_FLOOR,
+    min_differing: int = MIN_DIFFERING_TASKS,
+    unit: str = "tasks",
 ) -> PairedDelta:
     """Δ over the tasks scored on both sides with the paired-t interval described in the module doc.
 
     Deterministic (no resampling). ``ci_low_pp``/``ci_high_pp`` are None, with ``note`` saying why, when
-    nothing is paired or fewer than ``min_tasks`` tasks are.
+    nothing is paired, fewer than ``min_tasks`` tasks are, or fewer than ``min_differing`` paired tasks
+    show a non-zero difference (:data:`MIN_DIFFERING_TASKS`; ``unit`` names the tasks in that note).
     """
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
@@ -149,6 +193,9 @@ def paired_delta(
     mean = sum(diffs) / n
     if n < max(min_tasks, 2):
         return result(mean, None, None, too_few_tasks_note(n))
+    differing = differing_count(diffs)
+    if differing < max(min_differing, 2):
+        return result(mean, None, None, too_few_differing_note(differing, n, unit))
     between = sum((d - mean) ** 2 for d in diffs) / (n - 1)
     var = max(between, floor.scale * sum(noise) / n)
     half = t_quantile(confidence, n - 1) * math.sqrt(var / n)
@@ -165,13 +212,14 @@ def task_mean_interval(
     """One side's task-macro rate (population mean rate): the clustered Wilson interval of the module doc
     (floor :data:`RATE_FLOOR`), inside [0, 1].
 
-    None below ``min_tasks`` tasks with a rate.
+    None below ``min_tasks`` tasks with a rate or below :data:`MIN_DIFFERING_TASKS` tasks that passed a trial
+    (or failed one); :func:`rate_interval_note` says which.
     """
+    if rate_interval_note(by_task, min_tasks=min_tasks) is not None:
+        return None
     sides = [unpack_side(v) for v in by_task.values()]
     pairs = [(r, m, sq) for r, m, sq in sides if r is not None]
     n = len(pairs)
-    if n < max(min_tasks, 2):
-        return None
     rates = [r for r, _, _ in pairs]
     noise = floor.scale * sum(shrunk_noise(r, m, floor.pseudo, sq) for r, m, sq in pairs) / n
     var, df = floored_variance(rates, noise, floor.prior_df)

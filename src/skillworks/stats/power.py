@@ -20,7 +20,10 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from skillworks.stats.paired import MIN_TASKS_FOR_INTERVAL
+from skillworks.stats.paired import MIN_DIFFERING_TASKS, MIN_TASKS_FOR_INTERVAL
+
+FEWEST_TASKS = max(MIN_TASKS_FOR_INTERVAL, MIN_DIFFERING_TASKS)
+"""Fewest tasks for which a Δ interval can be reported at all (the small-n rule needs 6 that differ)."""
 
 MAX_TASKS = 100_000
 """The largest design :func:`tasks_needed` searches."""
@@ -92,11 +95,11 @@ def _critical(tasks: int, confidence: float, power: float) -> float:
 def detectable_effect(
     tasks: int, trials: int, between: float, within: float, *, confidence: float = 0.95, power: float = 0.8
 ) -> float | None:
-    """Minimum detectable Δ (rate scale) of ``tasks`` × ``trials``; None below ``MIN_TASKS_FOR_INTERVAL``
-    tasks (no interval is reported there) or with no trial."""
+    """Minimum detectable Δ (rate scale) of ``tasks`` × ``trials``; None below :data:`FEWEST_TASKS`
+    tasks (no Δ interval is reported there) or with no trial."""
     if not 0.0 < confidence < 1.0 or not 0.0 < power < 1.0:
         raise ValueError(f"confidence and power must be in (0, 1), got {confidence} and {power}")
-    if tasks < max(MIN_TASKS_FOR_INTERVAL, 2) or trials < 1:
+    if tasks < FEWEST_TASKS or trials < 1:
         return None
     return _critical(tasks, confidence, power) * math.sqrt((between + within / trials) / tasks)
 
@@ -104,7 +107,7 @@ def detectable_effect(
 def tasks_needed(
     effect: float, trials: int, between: float, within: float, *, confidence: float = 0.95, power: float = 0.8
 ) -> int | None:
-    """Fewest tasks (at least ``MIN_TASKS_FOR_INTERVAL``) whose design with ``trials`` per task and side
+    """Fewest tasks (at least :data:`FEWEST_TASKS`) whose design with ``trials`` per task and side
     detects ``effect`` (rate scale, > 0); None when even ``MAX_TASKS`` do not."""
     if effect <= 0:
         raise ValueError(f"effect must be > 0, got {effect}")
@@ -113,7 +116,7 @@ def tasks_needed(
         found = detectable_effect(n, trials, between, within, confidence=confidence, power=power)
         return found is not None and found <= effect
 
-    low = max(MIN_TASKS_FOR_INTERVAL, 2)
+    low = FEWEST_TASKS
     if not enough(MAX_TASKS):
         return None
     high = MAX_TASKS

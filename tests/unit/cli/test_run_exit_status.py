@@ -86,5 +86,5 @@ def test_dry_run_prints_the_plan_and_runs_nothing(
     assert _run(monkeypatch, *args, "--trials", "3", "--dry-run", "--out", str(out)) == 0
     err = capsys.readouterr().err
     assert "= 24 trial(s)" in err and "estimated cost: unknown" in err
-    assert "minimum detectable Δ: none — too few tasks for an interval (n=4, needs 5)" in err
+    assert "minimum detectable Δ: none — too few tasks for an interval (n=4, needs 6)" in err
     assert not out.exists()

@@ -197,8 +197,8 @@ def test_eval_html_has_forest_heatmaps_negative_pairs_weights_and_unscored_reaso
 def test_eval_forest_extends_its_axis_to_every_interval_end_and_never_draws_zero_width(tmp_path: Path) -> None:
     """A grader on 0–5 (not [0, 1]): lift +2.2 with a 95% CI near [+1.6, +2.8]. The old ±1 axis drew it as a
     clipped line at the edge; now the axis reaches ±4 and nothing is cut. ``security`` is 1 on both sides of
-    every case: lift 0, whose interval is the trial-noise floor (issue 23: never a zero-width interval from
-    noise-free summaries), drawn as an interval around 0."""
+    every case: lift 0 with no case that differs, so no interval (issue 23: never a zero-width interval from
+    noise-free summaries; the small-n rule needs 6 cases that differ), drawn as a dot without a bar."""
     import re
     import xml.etree.ElementTree as ET
 
@@ -218,10 +218,10 @@ def test_eval_forest_extends_its_axis_to_every_interval_end_and_never_draws_zero
     axis = next(e for e in svg.iter("line") if e.get("class") == "axis")
     right = float(axis.get("x2") or 0)
     assert x1 < x2 < right - 1  # the interval's high end is inside the plot, not pinned to its edge
-    assert security.get("data-interval") == "interval"
-    sec_line = next(e for e in security.iter("line") if e.get("class") == "ci")
-    assert float(sec_line.get("x1") or 0) < float(sec_line.get("x2") or 0)
+    assert security.get("data-interval") == "no-interval"
+    assert not any(e.get("class") == "ci" for e in security.iter("line"))
     assert not any("(zero-width interval)" in (t.text or "") for t in security.iter("text"))
+    assert "too few cases that differ for an interval — 0 of 5 cases differ" in html
     assert [t.text for t in svg.iter("text") if t.get("class") == "axis-label"] == [
         "lift = treatment − baseline (metric units); 0 = no effect"
     ]

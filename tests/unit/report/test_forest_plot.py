@@ -34,8 +34,8 @@ def _paths(row: ET.Element, cls: str) -> list[ET.Element]:
 
 
 def test_the_run_forest_plot_is_readable_on_a_labelled_axis_with_0_marked(fx: Any, tmp_path: Path) -> None:
-    """Five tasks, every one solved with the skill and failed without: Δ +100 pp, interval capped at both ends."""
-    tasks = [f"t{i}" for i in range(5)]
+    """Six tasks, every one solved with the skill and failed without: Δ +100 pp, interval capped at both ends."""
+    tasks = [f"t{i}" for i in range(6)]
     results = [fx.trial(t, c, 0, 1.0 if c == "curated" else 0.0) for t in tasks for c in ("none", "curated")]
     run = fx.write_run(tmp_path, results, fx.experiment(tasks=tasks, trials=1))
     svg = _forest(write_reports(run, resamples=200)["html"].read_text())

@@ -74,8 +74,9 @@ def test_hostile_names_render_literally_in_the_pr_comment(fx: Any, tmp_path: Pat
     assert parsed.tags.count("h3") == 1 and parsed.tags.count("strong") == 2  # the title; Warning, Skill effect
     assert parsed.tags.count("li") == 1  # one errored trial; its message's "- item" is no list item
     # every row keeps its table's column count (a pipe in a name cannot add a cell): pass rates and Δ have
-    # 5 columns, per task 3 (the task and 2 conditions): header + 2 rates, header + 1 Δ, header + 10 tasks
-    assert parsed.rows == [5, 5, 5, 5, 5, *[3] * 11], parsed.rows
+    # 5 columns and Δ 6 (with g), per task 3 (the task and 2 conditions): header + 2 rates, header + 1 Δ,
+    # header + 10 tasks
+    assert parsed.rows == [5, 5, 5, 6, 6, *[3] * 11], parsed.rows
     shown = "".join(parsed.text)
     for name in [*TASKS, CONDITION, AGENT.replace("@", "@" + ZWSP)]:
         assert name.replace("https://", "https:" + ZWSP + "//") in shown, name

@@ -28,7 +28,9 @@ def test_agent_wall_interval_is_not_zero_width(fx: Any) -> None:
     assert wall.ci_low is not None and wall.ci_high is not None and wall.ci_note is None
     assert wall.ci_low < 0.0 < 1.0 < wall.ci_high  # each side's two trials are 2 s apart: ±1.1 s, not [0.5, 0.5]
     reward = next(m for m in block.metrics if m.metric == "reward")
-    assert reward.delta == 0.0 and reward.ci_low is not None and reward.ci_low < 0.0 < (reward.ci_high or 0)
+    # every task passed on both sides: no task differs, so no pass-rate Δ interval (the small-n rule), said so
+    assert reward.delta == 0.0 and reward.ci_low is None
+    assert reward.ci_note == "too few tasks that differ for an interval — 0 of 6 tasks differ"
 
 
 def test_too_few_tasks_give_no_interval_with_the_reason(fx: Any) -> None:

@@ -93,16 +93,32 @@ def test_six_tasks_get_a_delta_interval_everywhere(fx: Any, tmp_path: Path) -> N
     # g = 0.5 / 0.5 = 1 (curated solved everything): its interval reaches 1 and is not zero-width
     assert d.g == 1.0 and d.g_ci_low is not None and d.g_ci_high == 1.0 and d.g_ci_low < 0.9
     assert f"| 1.000 | [{d.g_ci_low:+.2f}, +1.00] |" in render_markdown(s)
+    # the headline and the PR comment show g with its interval too
+    from skillworks.report.pr_comment import render_pr_comment
+
+    assert f"    g 1.00, 95% CI [{d.g_ci_low:+.2f}, +1.00]" in headline_lines(s)
+    assert f"| 1.00, 95% CI [{d.g_ci_low:+.2f}, +1.00] |" in render_pr_comment(s)
 
 
 def test_pass_rate_interval_over_tasks_in_headline_and_pr_comment(fx: Any, tmp_path: Path) -> None:
     from skillworks.report.pr_comment import render_pr_comment
 
-    tasks = tuple(f"t{i}" for i in range(6))
-    results = [fx.trial(t, c, k, 1.0) for t in tasks for c in ("none", "curated") for k in range(2)]
+    # curated: t0-t5 pass 1 of 2 trials, t6-t7 both (6 tasks failed a trial, 8 passed one): 62.5 %
+    tasks = tuple(f"t{i}" for i in range(8))
+    results = [
+        fx.trial(t, c, k, 1.0 if c == "none" or k == 0 or t in ("t6", "t7") else 0.0)
+        for t in tasks
+        for c in ("none", "curated")
+        for k in range(2)
+    ]
     s = build_summary(fx.write_run(tmp_path, results, fx.experiment(tasks=tasks, trials=2)))
     row = next(r for r in s.pass_rates if r.condition == "curated")
-    assert row.task_interval is not None and row.task_interval.high == 1.0 and row.task_interval.low < 1.0
-    shown = f"[{row.task_interval.low * 100:.1f}, 100.0]"
-    assert f"curated  pass rate 100.0%  95% CI {shown}" in "\n".join(headline_lines(s))
-    assert f"| curated | a1 | 100.0% | {shown} |" in render_pr_comment(s)
+    assert row.task_interval is not None and row.task_interval.low < 0.625 < row.task_interval.high < 1.0
+    shown = f"[{row.task_interval.low * 100:.1f}, {row.task_interval.high * 100:.1f}]"
+    assert f"curated  pass rate  62.5%  95% CI {shown}" in "\n".join(headline_lines(s))
+    assert f"| curated | a1 | 62.5% | {shown} |" in render_pr_comment(s)
+    # none passed every trial: no interval, the reason in the headline and the PR comment
+    note = "too few tasks that failed a trial for an interval — 0 of 8 tasks did"
+    base = next(r for r in s.pass_rates if r.condition == "none")
+    assert base.task_interval is None and base.task_interval_note == note
+    assert note in "\n".join(headline_lines(s)) and note in render_pr_comment(s)

@@ -117,12 +117,16 @@ def test_product_conditions_are_just_other_names() -> None:
 
 
 def test_lift_interval_is_a_t_interval_bounded_to_the_metric_range() -> None:
-    # five cases: treatment 1 everywhere, baseline 0 on four and 1 on one: lift mean 0.8
-    results = [_r(f"s--{c}", W, 1.0) for c in "abcde"]
-    results += [_r(f"s--{c}", B, 0.0 if c != "e" else 1.0) for c in "abcde"]
+    # seven cases: treatment 1 everywhere, baseline 0 on six and 1 on one: lift mean 6/7
+    results = [_r(f"s--{c}", W, 1.0) for c in "abcdefg"]
+    results += [_r(f"s--{c}", B, 0.0 if c != "g" else 1.0) for c in "abcdefg"]
     lift = skill_lift(results, "overall")
-    assert lift.n_paired == 5 and lift.lift == pytest.approx(0.8)
+    assert lift.n_paired == 7 and lift.lift == pytest.approx(6 / 7)
     assert lift.normal_ci is not None
-    # sd of (1,1,1,1,0) = sqrt(0.2); t_4 = 2.776: 0.8 + 2.776 * 0.2 = 1.355 is clipped to 1
+    # variance of (1,1,1,1,1,1,0) = 1/7; t_6 = 2.447: the upper end is clipped to 1
     assert lift.normal_ci.high == 1.0
-    assert lift.normal_ci.low == pytest.approx(0.8 - 2.7764451 * math.sqrt(0.2 / 5), abs=1e-6)
+    assert lift.normal_ci.low == pytest.approx(6 / 7 - 2.4469119 * math.sqrt(1 / 7 / 7), abs=1e-6)
+    # five such cases differ: too few for an interval, said so
+    few = skill_lift([r for r in results if r.task_id[-1] in "abcdeg"], "overall")
+    assert few.normal_ci is None
+    assert few.normal_ci_note == "too few cases that differ for an interval — 5 of 6 cases differ"

@@ -7,6 +7,7 @@ import pytest
 from skillworks.stats import (
     MIN_TASKS_FOR_INTERVAL,
     paired_delta,
+    rate_interval_note,
     task_bootstrap_delta,
     task_mean_interval,
 )
@@ -18,7 +19,8 @@ def _sides(rate: float, trials: int, n: int) -> dict[str, tuple[float | None, in
 
 def test_issue_example_is_not_a_zero_width_interval() -> None:
     """4 tasks x 2 trials, `none` passes 1 of 2 on every task, `curated` both: the task-only bootstrap
-    says [+50, +50]; the reported method gives no interval at 4 tasks, and at 5+ a wide one."""
+    says [+50, +50]; the reported method gives no interval at 4 tasks (too few, and fewer than 6 that
+    differ), and with 6 such tasks a wide one."""
     boot = task_bootstrap_delta(
         {t: r for t, (r, _) in _sides(1.0, 2, 4).items()}, {t: r for t, (r, _) in _sides(0.5, 2, 4).items()}
     )
@@ -26,28 +28,40 @@ def test_issue_example_is_not_a_zero_width_interval() -> None:
     d = paired_delta(_sides(1.0, 2, 4), _sides(0.5, 2, 4))
     assert d.delta_pp == pytest.approx(50.0)
     assert d.ci_low_pp is None and d.note == "too few tasks for an interval — n=4"
-    # the same data with the threshold lowered: trial noise alone widens it
-    d5 = paired_delta(_sides(1.0, 2, 4), _sides(0.5, 2, 4), min_tasks=4)
-    assert d5.ci_low_pp is not None and d5.ci_high_pp is not None
-    assert d5.ci_high_pp - d5.ci_low_pp > 50.0
-    assert d5.ci_low_pp < 50.0 < d5.ci_high_pp
+    # the thresholds lowered: still no interval, as only 4 tasks differ
+    d4 = paired_delta(_sides(1.0, 2, 4), _sides(0.5, 2, 4), min_tasks=4)
+    assert d4.ci_low_pp is None and d4.note == "too few tasks that differ for an interval — 4 of 4 tasks differ"
+    # 6 tasks like them: trial noise alone widens it
+    d6 = paired_delta(_sides(1.0, 2, 6), _sides(0.5, 2, 6))
+    assert d6.ci_low_pp is not None and d6.ci_high_pp is not None
+    assert d6.ci_high_pp - d6.ci_low_pp > 40.0
+    assert d6.ci_low_pp < 50.0 < d6.ci_high_pp
 
 
 def test_pinned_values_and_clipping() -> None:
-    w = {"a": (1.0, 3), "b": (2 / 3, 3), "c": (1.0, 3), "d": (1 / 3, 3), "e": (1.0, 3)}
-    wo = {"a": (0.0, 3), "b": (2 / 3, 3), "c": (1 / 3, 3), "d": (0.0, 3), "e": (1.0, 3)}
+    w = {"a": (1.0, 3), "b": (2 / 3, 3), "c": (1.0, 3), "d": (1 / 3, 3), "e": (1.0, 3), "f": (1.0, 3), "g": (0.0, 3)}
+    wo = {"a": (0.0, 3), "b": (1 / 3, 3), "c": (1 / 3, 3), "d": (0.0, 3), "e": (2 / 3, 3), "f": (0.0, 3), "g": (0.0, 3)}
     d = paired_delta(w, wo)
-    assert d.delta_pp == pytest.approx(40.0)
-    # between-task variance of (1, 0, 2/3, 1/3, 0) = 0.1889 beats the trial-noise floor; t_4 = 2.776
-    assert (round(d.ci_low_pp or 0, 2), round(d.ci_high_pp or 0, 2)) == (-13.96, 93.96)
-    everything = paired_delta(_sides(1.0, 1, 5), _sides(0.0, 1, 5))
+    diffs = [1, 1 / 3, 2 / 3, 1 / 3, 1 / 3, 1, 0]  # 6 of 7 differ
+    mean = sum(diffs) / 7
+    assert d.delta_pp == pytest.approx(mean * 100)
+    # between-task variance of the diffs (0.1481) beats the trial-noise floor; t_6(.975) = 2.4469
+    half = 2.446912 * (sum((x - mean) ** 2 for x in diffs) / 6 / 7) ** 0.5
+    assert d.ci_low_pp == pytest.approx((mean - half) * 100, abs=1e-3)
+    assert d.ci_high_pp == pytest.approx((mean + half) * 100, abs=1e-3)
+    three = paired_delta({k: w[k] for k in "abcde"}, {k: wo[k] for k in "abcde"})
+    assert three.ci_low_pp is None and three.note == "too few tasks that differ for an interval — 5 of 5 tasks differ"
+    everything = paired_delta(_sides(1.0, 1, 6), _sides(0.0, 1, 6))
     assert everything.ci_high_pp == 100.0 and everything.ci_low_pp is not None and everything.ci_low_pp < 100.0
 
 
-def test_identical_summaries_still_carry_trial_noise() -> None:
+def test_identical_summaries_carry_no_interval_and_equal_differences_carry_trial_noise() -> None:
     d = paired_delta(_sides(0.0, 5, 10), _sides(0.0, 5, 10))
-    assert d.delta_pp == 0.0 and d.ci_low_pp is not None and d.ci_high_pp is not None
-    assert d.ci_low_pp < 0.0 < d.ci_high_pp
+    assert d.delta_pp == 0.0 and d.ci_low_pp is None
+    assert d.note == "too few tasks that differ for an interval — 0 of 10 tasks differ"
+    same = paired_delta(_sides(0.6, 5, 10), _sides(0.4, 5, 10))  # every task +20 pp: not zero-width
+    assert same.ci_low_pp is not None and same.ci_high_pp is not None
+    assert same.ci_low_pp < 20.0 - 5 and same.ci_high_pp > 20.0 + 5
 
 
 def test_unpaired_tasks_are_listed_not_imputed() -> None:
@@ -60,8 +74,16 @@ def test_unpaired_tasks_are_listed_not_imputed() -> None:
 
 def test_pass_rate_interval_has_the_same_rule() -> None:
     assert task_mean_interval(_sides(0.5, 3, MIN_TASKS_FOR_INTERVAL - 1)) is None
-    low, high = task_mean_interval(_sides(1.0, 3, 10)) or (0.0, 0.0)
-    assert high == 1.0 and 0.8 < low < 1.0  # all passed, still not [1, 1]
+    # all passed: no interval, with the reason (not [1, 1], not a guess)
+    assert task_mean_interval(_sides(1.0, 3, 10)) is None
+    assert (
+        rate_interval_note(_sides(1.0, 3, 10))
+        == "too few tasks that failed a trial for an interval — 0 of 10 tasks did"
+    )
+    # 6 tasks failed a trial, 10 passed one: an interval, asymmetric near 1
+    sides = {**_sides(1.0, 3, 4), **{f"u{i}": (2 / 3, 3) for i in range(6)}}
+    low, high = task_mean_interval(sides) or (0.0, 0.0)
+    assert rate_interval_note(sides) is None and low < 0.8 < high < 1.0
     with pytest.raises(ValueError, match="confidence"):
         paired_delta({}, {}, confidence=1.5)
 
