@@ -99,9 +99,7 @@ def plan_lines(
     ]
     mde = minimum_detectable_effect(n_tasks, trials)
     if mde is None:
-        lines.append(
-            f"minimum detectable Δ: none — too few tasks for an interval (n={n_tasks}, needs {FEWEST_TASKS})"
-        )
+        lines.append(f"minimum detectable Δ: none — too few tasks for an interval (n={n_tasks}, needs {FEWEST_TASKS})")
     else:
         wider = minimum_detectable_effect(n_tasks, trials, task_sd=0.3)
         lines.append(
