@@ -61,6 +61,12 @@ async def test_shell_batches_cut_by_bytes_find_the_same(tmp_path: Path, monkeypa
     cut, _ = await lint_scripts(sized)
     assert runs == [1, 1, 1]
     key = lambda f: (f.file, f.line, f.rule_id, f.message)  # noqa: E731
+    monkeypatch.setattr(lint_mod, "_CHUNK_BYTES", 10_000)
+    monkeypatch.setattr(lint_mod, "_BIG_SCRIPT", len(texts[1]))  # the largest: linted alone, last
+    runs.clear()
+    deferred, _ = await lint_scripts(sized)
+    assert runs == [2, 1]
+    assert sorted(deferred[7], key=key) == sorted(whole[7], key=key)
     assert sorted(cut[7], key=key) == sorted(whole[7], key=key) and len(whole[7]) >= 3
 
 
