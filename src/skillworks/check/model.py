@@ -61,7 +61,7 @@ class Rule:
     spec: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One problem. `file` is relative to the skill (or task) root, POSIX style; `line` is 1-based.
 

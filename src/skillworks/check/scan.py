@@ -4,6 +4,8 @@ batches, score, and (opt-in) ask LLM judges."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import multiprocessing
 import os
 import signal
@@ -123,7 +125,7 @@ def _scan_batch(batch: list[tuple[int, Path]], lint: bool, keep_text: bool = Fal
             for f in src.files:
                 lang = f.language
                 if f.text is not None and lang is not None and f.rel not in syntax_bad:
-                    targets.append(LintTarget(i, f.rel, f.path.absolute(), lang))
+                    targets.append(LintTarget(i, f.rel, f.path.absolute(), lang, len(f.text)))
         report = SkillReport(root=d, name=name, findings=findings, tokens=tokens)
         out.append((report, src.text if keep_text else None, targets))
     return out
@@ -161,7 +163,12 @@ async def _scan_all(
             )
         return
     loop = asyncio.get_running_loop()
-    with _process_pool(workers) as pool:
+    # the objects alive now (the imported rules) stay out of the collector's reach while workers run, so
+    # a collection in a forked worker does not write to (and copy) the pages it shares with this process
+    gc.collect()
+    gc.freeze()
+    with contextlib.ExitStack() as unfreeze, _process_pool(workers) as pool:
+        unfreeze.callback(gc.unfreeze)
         pending: deque[asyncio.Future[list[_Scanned]]] = deque()
         try:
             for batch in batches:

@@ -42,6 +42,34 @@ async def test_without_shellcheck_bash_checks_every_script(tmp_path: Path, monke
     assert [(f.rule_id, f.file) for f in found[7]] == [("script-syntax-error", "scripts/bad.sh")]
 
 
+async def test_shell_batches_cut_by_bytes_find_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """shellcheck's memory grows with the bytes of one run, so a batch ends at `_CHUNK_BYTES`: real
+    shellcheck runs, one script per run here, report exactly what one run over all of them reports."""
+    texts = ["#!/bin/bash\nunused=1\ncd /somewhere\n", "#!/bin/bash\nif true; then\n  echo hi\n", "echo $1\n"]
+    targets = [_write(tmp_path, f"s{i}.sh", t) for i, t in enumerate(texts)]
+    whole, _ = await lint_scripts(targets)
+    sized = [LintTarget(t.key, t.rel, t.path, t.language, len(texts[i])) for i, t in enumerate(targets)]
+    monkeypatch.setattr(lint_mod, "_CHUNK_BYTES", 1)
+    runs: list[int] = []
+    real = lint_mod._shellcheck
+
+    async def counted(shellcheck: str, bash: str | None, batch: list[LintTarget], *rest: object) -> None:
+        runs.append(len(batch))
+        await real(shellcheck, bash, batch, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(lint_mod, "_shellcheck", counted)
+    cut, _ = await lint_scripts(sized)
+    assert runs == [1, 1, 1]
+    key = lambda f: (f.file, f.line, f.rule_id, f.message)  # noqa: E731
+    monkeypatch.setattr(lint_mod, "_CHUNK_BYTES", 10_000)
+    monkeypatch.setattr(lint_mod, "_BIG_SCRIPT", len(texts[1]))  # the largest: linted alone, last
+    runs.clear()
+    deferred, _ = await lint_scripts(sized)
+    assert runs == [2, 1]
+    assert sorted(deferred[7], key=key) == sorted(whole[7], key=key)
+    assert sorted(cut[7], key=key) == sorted(whole[7], key=key) and len(whole[7]) >= 3
+
+
 def test_missing_linters_are_reported_not_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lint_mod, "find_tool", lambda name: None)
     report = check_skills([FIXTURES / "defects" / "lint-python"])
