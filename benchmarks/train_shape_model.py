@@ -3,7 +3,7 @@
     python benchmarks/train_shape_model.py [--corpus DIR] [--labels CSV] [--folds 5] [--write]
 
 Trains on the `train`, `held-out`, `fresh` and `fresh2` splits of benchmarks/data/shape-labels.csv (203
-skills; `fresh3` is never read here: it is the test set, labelled before this model existed), plus the
+skills; `fresh3`, `fresh4` are never read here: test sets, labelled before this model ran on them), plus the
 project's own short labelled skills (tests/fixtures/compile/labeled-skills.yaml, which the unit tests
 compile), so that the model also covers skills of a few dozen lines. The fixtures are in every training fold
 and never scored. The inputs are the structural signals and text cues (`shape_model.FEATURE_NAMES`), not the

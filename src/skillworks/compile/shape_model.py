@@ -2,7 +2,7 @@
 
 The coefficients are data shipped with the package (`shape_model.json`), fitted offline by
 `benchmarks/train_shape_model.py` on the hand-labelled `train`, `held-out`, `fresh` and `fresh2` splits of
-`benchmarks/data/shape-labels.csv` (`fresh3` is the test split); nothing is trained at run time.
+`benchmarks/data/shape-labels.csv` (`fresh3` and `fresh4` are the test splits); nothing is trained at run time.
 `fit_shape_model` is the fitting routine that script uses (numpy, full-batch gradient descent with an L2
 penalty, standardised inputs).
 """
