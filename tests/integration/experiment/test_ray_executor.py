@@ -569,7 +569,9 @@ def test_ctrl_c_on_a_container_run_leaves_no_container_cgroup_or_process_on_the_
     while len(running) < 2 and time.monotonic() < deadline and driver.poll() is None:
         time.sleep(1.0)
         running = _podman("ps", "-q", "--no-trunc", "--filter", label, "--filter", "status=running")
-    assert len(running) == 2, "the trials' containers did not start"
+    # two trials' containers at least (a third may be a trial's fresh verifier or a retried attempt's): each
+    # one must be gone after Ctrl-C
+    assert len(running) >= 2, "the trials' containers did not start"
     time.sleep(2.0)  # inside the oracle's sleep
     ids = set(running)
     assert _container_cgroups(ids), "podman made no cgroup for the containers: nothing to check"
