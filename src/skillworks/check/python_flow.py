@@ -563,14 +563,14 @@ def analyse_python_files(files: Mapping[str, str]) -> dict[str, list[PyHit]]:
     """Every flow finding in the Python files of one skill, keyed by the file's path. A function or global one
     file imports from another (by module name: `helpers` for `scripts/helpers.py`) carries what it carries
     there. Files that do not parse have no findings."""
-    trees = {rel: _Tree(tree) for rel, text in files.items() if (tree := _parse(text)) is not None}
+    trees = {rel: _Tree(parsed) for rel, text in files.items() if (parsed := _parse(text)) is not None}
     summaries: dict[str, _Summary] = {}
     for _ in range(2 if len(trees) > 1 else 0):  # one module importing another importing a third
-        for rel, tree in trees.items():
-            flow = _Flow(tree, summaries)
+        for rel, facts in trees.items():
+            flow = _Flow(facts, summaries)
             flow.propagate()
             summaries[_module_name(rel)] = _summary(flow)
-    return {rel: _Flow(tree, summaries).run() for rel, tree in trees.items()}
+    return {rel: _Flow(facts, summaries).run() for rel, facts in trees.items()}
 
 
 def analyse_python(text: str) -> list[PyHit]:
