@@ -171,23 +171,23 @@ class _Scopes:
             scope = self.parent.get(scope, 0)
 
 
-class _Flow:
-    def __init__(self, tree: ast.Module, imported: Mapping[str, _Summary], depth: int = 0) -> None:
+class _Tree:
+    """What one parsed module's flow analysis needs that does not depend on other modules: its nodes in walk
+    order, scopes, imports and literals, and its assignments. Built once per tree and shared by every pass
+    over it (a multi-file skill is analysed three times), so the tree is walked once, not once per pass."""
+
+    def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
-        self.imported = imported
-        self.depth = depth
+        self.nodes: list[ast.AST] = list(ast.walk(tree))
         self.scopes = _Scopes(tree)
-        self.names: dict[tuple[int, str], set[str]] = {}
         self.consts: dict[tuple[int, str], str | bytes] = {}  # names bound to one literal
-        self.hits: list[PyHit] = []
         self.aliases: dict[str, str] = {}  # imported name -> module.attr
         self.opened: dict[tuple[int, str], list[ast.AST]] = {}  # file object -> the path expression it was opened from
-        self.returns: dict[str, set[str]] = {}  # function defined here -> what its return values carry
-        self.written: dict[str, set[str]] = {}  # literal file paths -> what was written to them
         # os.environ nodes read for one named variable (os.environ["KEY"], os.environ.get("KEY")): how a
         # skill reads its own key, not a dump of the environment
         self.single_env: set[int] = set()
-        for node in ast.walk(tree):
+        self._walks: dict[int, list[ast.AST]] = {}
+        for node in self.nodes:
             single = ("get", "setdefault", "pop", "__getitem__")
             if isinstance(node, ast.Subscript) or (isinstance(node, ast.Attribute) and node.attr in single):
                 self.single_env.add(id(node.value))
@@ -208,23 +208,91 @@ class _Flow:
                     self.consts[self.scopes.key(target, target.id)] = node.value.value
                 elif _dotted(node.value) in EXECS:  # run = exec
                     self.aliases[target.id] = _dotted(node.value)
+        # what propagation visits, in walk order: a function's returned values, or an assignment's targets and value
+        self.steps: list[tuple[str | None, list[ast.AST], ast.AST]] = []
+        for node in self.nodes:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                values = [
+                    sub.value
+                    for sub in ast.walk(node)
+                    if isinstance(sub, ast.Return | ast.Yield) and sub.value is not None
+                ]
+                self.steps.append((node.name, [], ast.Tuple(elts=values, ctx=ast.Load())))
+                continue
+            targets, value = self._assignment(node)
+            if value is not None:
+                self.steps.append((None, targets, value))
+
+    def walk(self, node: ast.AST) -> list[ast.AST]:
+        """`ast.walk(node)` as a list, kept: the same expressions are re-read on every propagation round."""
+        found = self._walks.get(id(node))
+        if found is None:
+            found = self._walks[id(node)] = list(ast.walk(node))
+        return found
+
+    def resolve(self, func: ast.AST) -> str:
+        if (  # getattr(builtins, "exec")
+            isinstance(func, ast.Call)
+            and _dotted(func.func) == "getattr"
+            and len(func.args) == 2
+            and _const_text(func.args[1]) in ("exec", "eval")
+        ):
+            return str(_const_text(func.args[1]))
+        name = _dotted(func)
+        head, _, rest = name.partition(".")
+        full = self.aliases.get(head, head)
+        return f"{full}.{rest}" if rest else full
+
+    def _assignment(self, node: ast.AST) -> tuple[list[ast.AST], ast.AST | None]:
+        if isinstance(node, ast.Assign):
+            return list(node.targets), node.value
+        if isinstance(node, ast.AnnAssign | ast.AugAssign | ast.NamedExpr) and node.value is not None:
+            return [node.target], node.value
+        if isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+            return [node.target], node.iter
+        if isinstance(node, ast.withitem) and node.optional_vars is not None:
+            return [node.optional_vars], node.context_expr
+        if isinstance(node, ast.Call) and len(node.args) >= 2 and self.resolve(node.func).endswith("urlretrieve"):
+            return [node.args[1]], node  # urlretrieve(url, path): the file holds a download
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
+            # the written data taints the receiver and the path it was opened from
+            receiver = node.func.value
+            targets: list[ast.AST] = [receiver]
+            if isinstance(receiver, ast.Name):
+                targets += self.opened.get(self.scopes.key(receiver, receiver.id), [])
+            if isinstance(receiver, ast.Call):
+                targets += list(receiver.args[:1])
+            return targets, ast.Tuple(elts=[*node.args, *(k.value for k in node.keywords)], ctx=ast.Load())
+        return [], None
+
+
+class _Flow:
+    def __init__(self, tree: ast.Module | _Tree, imported: Mapping[str, _Summary], depth: int = 0) -> None:
+        facts = tree if isinstance(tree, _Tree) else _Tree(tree)
+        self.facts = facts
+        self.tree = facts.tree
+        self.imported = imported
+        self.depth = depth
+        self.scopes = facts.scopes
+        self.names: dict[tuple[int, str], set[str]] = {}
+        self.consts = facts.consts
+        self.hits: list[PyHit] = []
+        self.aliases = facts.aliases
+        self.opened = facts.opened
+        self.returns: dict[str, set[str]] = {}  # function defined here -> what its return values carry
+        self.written: dict[str, set[str]] = {}  # literal file paths -> what was written to them
+        self.single_env = facts.single_env
 
     # --- propagation ----------------------------------------------------------------------------------
     def propagate(self) -> None:
         for _ in range(4):  # names assigned from names: a few rounds reach a fixed point in real scripts
             changed = False
-            for node in ast.walk(self.tree):
-                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                    ret: set[str] = set()
-                    for sub in ast.walk(node):
-                        if isinstance(sub, ast.Return | ast.Yield) and sub.value is not None:
-                            ret |= self.kinds(sub.value)
-                    if not ret <= self.returns.get(node.name, set()):
-                        self.returns[node.name] = self.returns.get(node.name, set()) | ret
+            for function, targets, value in self.facts.steps:
+                if function is not None:  # a function: what its return and yield values carry
+                    ret = self.kinds(value)
+                    if not ret <= self.returns.get(function, set()):
+                        self.returns[function] = self.returns.get(function, set()) | ret
                         changed = True
-                    continue
-                targets, value = self._assignment(node)
-                if value is None:
                     continue
                 kinds = self.kinds(value)
                 if not kinds:
@@ -250,45 +318,13 @@ class _Flow:
             if not changed:
                 break
 
-    def _assignment(self, node: ast.AST) -> tuple[list[ast.AST], ast.AST | None]:
-        if isinstance(node, ast.Assign):
-            return list(node.targets), node.value
-        if isinstance(node, ast.AnnAssign | ast.AugAssign | ast.NamedExpr) and node.value is not None:
-            return [node.target], node.value
-        if isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
-            return [node.target], node.iter
-        if isinstance(node, ast.withitem) and node.optional_vars is not None:
-            return [node.optional_vars], node.context_expr
-        if isinstance(node, ast.Call) and len(node.args) >= 2 and self.resolve(node.func).endswith("urlretrieve"):
-            return [node.args[1]], node  # urlretrieve(url, path): the file holds a download
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
-            # the written data taints the receiver and the path it was opened from
-            receiver = node.func.value
-            targets: list[ast.AST] = [receiver]
-            if isinstance(receiver, ast.Name):
-                targets += self.opened.get(self.scopes.key(receiver, receiver.id), [])
-            if isinstance(receiver, ast.Call):
-                targets += list(receiver.args[:1])
-            return targets, ast.Tuple(elts=[*node.args, *(k.value for k in node.keywords)], ctx=ast.Load())
-        return [], None
-
     def resolve(self, func: ast.AST) -> str:
-        if (  # getattr(builtins, "exec")
-            isinstance(func, ast.Call)
-            and _dotted(func.func) == "getattr"
-            and len(func.args) == 2
-            and _const_text(func.args[1]) in ("exec", "eval")
-        ):
-            return str(_const_text(func.args[1]))
-        name = _dotted(func)
-        head, _, rest = name.partition(".")
-        full = self.aliases.get(head, head)
-        return f"{full}.{rest}" if rest else full
+        return self.facts.resolve(func)
 
     # --- what an expression carries -------------------------------------------------------------------
     def kinds(self, node: ast.AST) -> set[str]:
         out: set[str] = set()
-        for sub in ast.walk(node):
+        for sub in self.facts.walk(node):
             if isinstance(sub, ast.Name):
                 k = self.scopes.key(sub, sub.id)
                 out |= self.names.get(k, set())
@@ -349,7 +385,7 @@ class _Flow:
 
     def run(self) -> list[PyHit]:
         self.propagate()
-        for node in ast.walk(self.tree):
+        for node in self.facts.nodes:
             if isinstance(node, ast.Call):
                 self.sink(node)
         return self.hits
@@ -527,14 +563,14 @@ def analyse_python_files(files: Mapping[str, str]) -> dict[str, list[PyHit]]:
     """Every flow finding in the Python files of one skill, keyed by the file's path. A function or global one
     file imports from another (by module name: `helpers` for `scripts/helpers.py`) carries what it carries
     there. Files that do not parse have no findings."""
-    trees = {rel: tree for rel, text in files.items() if (tree := _parse(text)) is not None}
+    trees = {rel: _Tree(parsed) for rel, text in files.items() if (parsed := _parse(text)) is not None}
     summaries: dict[str, _Summary] = {}
     for _ in range(2 if len(trees) > 1 else 0):  # one module importing another importing a third
-        for rel, tree in trees.items():
-            flow = _Flow(tree, summaries)
+        for rel, facts in trees.items():
+            flow = _Flow(facts, summaries)
             flow.propagate()
             summaries[_module_name(rel)] = _summary(flow)
-    return {rel: _Flow(tree, summaries).run() for rel, tree in trees.items()}
+    return {rel: _Flow(facts, summaries).run() for rel, facts in trees.items()}
 
 
 def analyse_python(text: str) -> list[PyHit]:
