@@ -334,7 +334,12 @@ def test_two_node_cluster_records_every_trial_once_despite_a_killed_worker(
         time.sleep(0.5)
         pids = _worker_pids()
     assert pids, "no trial started on the cluster"
+    # a worker is named after its task before the driver's tracker has noted its start; kill one only once
+    # a trial has got past that (its trial dir on a node exists), so the lost attempt has a node and pid
+    while time.monotonic() < deadline and not any(list(d.glob("trials/*")) for d in _session_dirs(two_nodes, "kill")):
+        time.sleep(0.2)
     time.sleep(1.0)  # inside the agent phase
+    pids = _worker_pids()
     os.kill(pids[0], signal.SIGKILL)
     _, err = driver.communicate(timeout=600)
     assert driver.returncode == 0, err.decode()[-3000:]
