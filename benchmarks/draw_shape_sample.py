@@ -42,7 +42,7 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _template_key(skill_md: Path) -> str:
+def template_key(skill_md: Path) -> str:
     text = skill_md.read_text(encoding="utf-8", errors="replace")
     body = _FRONTMATTER.sub("", text, count=1).lower()
     name = skill_md.parent.name.lower()
@@ -53,7 +53,7 @@ def _template_key(skill_md: Path) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def _repo_and_name(skill_dir: Path, mirror: Path, corpus: Path) -> tuple[str, str]:
+def repo_and_name(skill_dir: Path, mirror: Path, corpus: Path) -> tuple[str, str]:
     """(owner@repo, directory name) of a skill under the mirror or the corpus's `mirror-sample/`."""
     base = mirror if skill_dir.is_relative_to(mirror) else corpus / "mirror-sample"
     parts = skill_dir.relative_to(base).parts if skill_dir.is_relative_to(base) else skill_dir.parts
@@ -95,8 +95,8 @@ def main() -> int:
     if args.distinct_templates:
         for skill_md in _labelled(args.labels, args.mirror, args.corpus):
             seen_bytes.add(_digest(skill_md))
-            seen_templates.add(_template_key(skill_md))
-            seen_names.add(_repo_and_name(skill_md.parent, args.mirror, args.corpus))
+            seen_templates.add(template_key(skill_md))
+            seen_names.add(repo_and_name(skill_md.parent, args.mirror, args.corpus))
             if skill_md.is_relative_to(args.mirror):
                 seen_paths.add(skill_md.parent.relative_to(args.mirror).as_posix())
     candidates = []
@@ -115,8 +115,8 @@ def main() -> int:
         if drawn == args.n:
             break
         if args.distinct_templates:
-            key = _template_key(args.mirror / rel / "SKILL.md")
-            repo_name = _repo_and_name(args.mirror / rel, args.mirror, args.corpus)
+            key = template_key(args.mirror / rel / "SKILL.md")
+            repo_name = repo_and_name(args.mirror / rel, args.mirror, args.corpus)
             if key in seen_templates or repo_name in seen_names:
                 skipped += 1
                 continue
