@@ -67,7 +67,8 @@ def _template_text(skill_md: Path) -> str:
     return _NON_WORD.sub(" ", body).strip()
 
 
-def _template_key(skill_md: Path) -> str:
+def template_key(skill_md: Path) -> str:
+    """The template key (module doc): a digest of the template text."""
     return hashlib.sha256(_template_text(skill_md).encode()).hexdigest()
 
 
@@ -100,7 +101,7 @@ def _nearest(shingles: frozenset[str], seen: list[frozenset[str]]) -> tuple[floa
     return best, where
 
 
-def _repo_and_name(skill_dir: Path, mirror: Path, corpus: Path) -> tuple[str, str]:
+def repo_and_name(skill_dir: Path, mirror: Path, corpus: Path) -> tuple[str, str]:
     """(owner@repo, directory name) of a skill under the mirror or the corpus's `mirror-sample/`."""
     base = mirror if skill_dir.is_relative_to(mirror) else corpus / "mirror-sample"
     parts = skill_dir.relative_to(base).parts if skill_dir.is_relative_to(base) else skill_dir.parts
@@ -163,8 +164,8 @@ def main() -> int:
                 seen_shingles.append(_shingles(_template_text(skill_md)))
                 seen_where.append(f"labelled {_display(skill_md.parent, args.mirror, args.corpus)}")
             seen_bytes.add(_digest(skill_md))
-            seen_templates.add(_template_key(skill_md))
-            seen_names.add(_repo_and_name(skill_md.parent, args.mirror, args.corpus))
+            seen_templates.add(template_key(skill_md))
+            seen_names.add(repo_and_name(skill_md.parent, args.mirror, args.corpus))
             if skill_md.is_relative_to(args.mirror):
                 seen_paths.add(skill_md.parent.relative_to(args.mirror).as_posix())
     candidates = []
@@ -186,7 +187,7 @@ def main() -> int:
         if args.distinct_templates:
             text = _template_text(args.mirror / rel / "SKILL.md")
             key = hashlib.sha256(text.encode()).hexdigest()
-            repo_name = _repo_and_name(args.mirror / rel, args.mirror, args.corpus)
+            repo_name = repo_and_name(args.mirror / rel, args.mirror, args.corpus)
             if key in seen_templates or repo_name in seen_names:
                 skipped += 1
                 continue

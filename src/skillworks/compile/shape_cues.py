@@ -1,8 +1,9 @@
 """Text cues for the shape model, beside the structural signals of `shape_signals`: the wording of the
 description and of the headings, numbered headings, how dense commands and inline code are, routing
-patterns ("if the user asks X → see Y"), checklists, sequence words, rule words, and what the package
-ships (reference files, executables). Each is a number (counts as log(1 + n), densities per 100 words);
-pure text analysis, offline and deterministic."""
+patterns ("if the user asks X → see Y"), checklists, sequence words, rule words, list items that define a
+term ("**Term**: what it is" — facts to consult), and what the package ships (reference files,
+executables). Each is a number (counts as log(1 + n), densities per 100 words); pure text analysis, offline
+and deterministic."""
 
 from __future__ import annotations
 
@@ -56,6 +57,10 @@ _CODE_CELL_ROW = re.compile(r"^\s*\|\s*`[^`]+`")
 _CHECKBOX = re.compile(r"^\s*[-*]\s+\[[ xX]\]", re.M)
 _SEQUENCE = re.compile(r"\b(?:then|next|after that|afterwards|finally|first|once|before proceeding)\b", re.I)
 _RULE = re.compile(r"\b(?:must|never|always|avoid|don't|do not|should|prefer)\b", re.I)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+\S")
+_DEFINITION_ITEM = re.compile(
+    r"^\s*(?:[-*+]|\d{1,2}[.)])\s+(?:\*\*[^*\n]{1,60}\*\*|`[^`\n]{1,60}`|[A-Z][\w /-]{0,40}?)\s*(?:[:—–]|\s-\s)"
+)
 _SLASH_COMMAND = re.compile(r"(?:^|\s|`)/[a-z][\w-]+(?:\s|`|$)", re.M)
 
 CUE_NAMES: tuple[str, ...] = (
@@ -89,6 +94,7 @@ CUE_NAMES: tuple[str, ...] = (
     "log_checkboxes",
     "sequence_density",
     "rule_density",
+    "definition_item_share",
     "log_slash_commands",
     "log_reference_files",
     "has_scripts",
@@ -152,6 +158,7 @@ def shape_cues(feats: Features) -> list[float]:
         _lg(len(_CHECKBOX.findall(body))),
         len(_SEQUENCE.findall(prose)) * per100,
         len(_RULE.findall(prose)) * per100,
+        _definition_items(body),
         _lg(len(_SLASH_COMMAND.findall(body))),
         _lg(len(feats.references)),
         1.0 if feats.scripts else 0.0,
@@ -182,3 +189,10 @@ def _imperative_bullets(body: str) -> float:
     """The share of bullet items that start with a verb telling the agent what to do."""
     items = _BULLET_TEXT.findall(body)
     return sum(1 for item in items if is_imperative(item)) / max(1, len(items))
+
+
+def _definition_items(body: str) -> float:
+    """The share of list items (bulleted or numbered) that define or describe a term ("**Term**: ...",
+    "`name` - ...", "Term: ...") rather than say what to do: facts to consult, as in a reference."""
+    items = [line for line in body.splitlines() if _LIST_ITEM.match(line)]
+    return sum(1 for line in items if _DEFINITION_ITEM.match(line)) / max(1, len(items))

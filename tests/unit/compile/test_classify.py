@@ -2,7 +2,8 @@
 
 These 32 short skills are also training rows of the shipped model (benchmarks/train_shape_model.py), so
 this is a fit check that the model covers skills of a few dozen lines, not a measure of generalisation:
-that is benchmarks/compile_shapes.py on the never-trained-on `fresh2` split."""
+that is the grouped CV of benchmarks/train_shape_model.py and benchmarks/compile_shapes.py on the
+never-trained-on `fresh5` split."""
 
 from __future__ import annotations
 

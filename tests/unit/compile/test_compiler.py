@@ -176,7 +176,8 @@ def test_model_judgement_through_the_gateway(tmp_path: Path, labeled_skills: lis
     assert (outcome.path / "judge-gateway.jsonl").read_text().strip()
     assert any(e.feature == "llm_judgement" and e.supports == "reference" for e in c.evidence)
     # a clear structural decision stays; an unreadable answer is a diagnostic, never a crash
-    clear = compile_to(LOAN, tmp_path / "out2", model=f"scripted/{good}").contract
+    scripted_workflow = next(root for root, label in labeled_skills if root.name == "csv-to-parquet")
+    clear = compile_to(scripted_workflow, tmp_path / "out2", model=f"scripted/{good}").contract
     assert clear.shape == "workflow" and clear.compile.judge_shape == "reference"
     garbled = tmp_path / "garbled.yaml"
     garbled.write_text("- text: 'I think it is a cookbook'\n")

@@ -58,3 +58,11 @@ def test_the_model_reads_the_cues_and_no_hand_rule_vote(tmp_path: Path) -> None:
     decision = classify(feats)
     assert decision.shape == "workflow"
     assert classify(feats) == decision  # deterministic
+
+
+def test_list_items_that_define_terms_are_told_from_items_that_say_what_to_do(tmp_path: Path) -> None:
+    facts = "# Codes\n\n- **404**: the resource does not exist\n- `409` - a conflict with the current state\n"
+    facts += "- Retry-After: seconds to wait before retrying\n- Check the logs first\n"
+    steps = "# Deploy\n\n1. Build the image\n2. Push it to the registry\n3. Restart the service\n"
+    assert _cues(tmp_path, facts)["definition_item_share"] == 3 / 4
+    assert _cues(tmp_path, steps)["definition_item_share"] == 0.0

@@ -20,7 +20,7 @@ from skillworks.compile.shape_model import (
 
 def test_the_shipped_model_loads_and_says_what_it_was_trained_on() -> None:
     data = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
-    assert data["trained_on"] == ["train", "held-out", "fresh", "fresh2"]  # never fresh3 or fresh4, the test splits
+    assert data["trained_on"] == ["train", "held-out", "fresh", "fresh2", "fresh3", "fresh4"]  # never fresh5, the test
     votes = {f"rule_{shape}" for shape in SHAPES}
     assert not votes & set(data["features"])  # the hand-written thresholds' vote is no input (tuned on labels)
     model = shipped_model()
@@ -53,3 +53,15 @@ def test_fitting_separates_two_obvious_classes() -> None:
     model = fit_shape_model(rows, ["workflow", "workflow", "reference", "reference"], l2=0.1)
     assert max(model.probabilities([1.05] * n).items(), key=lambda kv: kv[1])[0] == "workflow"
     assert max(model.probabilities([-1.05] * n).items(), key=lambda kv: kv[1])[0] == "reference"
+
+
+def test_class_weights_lift_a_rare_shape_and_fitting_is_deterministic() -> None:
+    n = len(FEATURE_NAMES)
+    rows = [[0.0] * n for _ in range(9)] + [[0.2] * n]  # one rare example barely apart from nine others
+    labels = ["reference"] * 9 + ["insufficient"]
+    balanced = fit_shape_model(rows, labels, l2=1.0, class_weight_power=1.0)
+    plain = fit_shape_model(rows, labels, l2=1.0, class_weight_power=0.0)
+    probe = [0.1] * n
+    assert balanced.probabilities(probe)["insufficient"] > plain.probabilities(probe)["insufficient"]
+    again = fit_shape_model(rows, labels, l2=1.0, class_weight_power=1.0)
+    assert again.to_json() == balanced.to_json()
