@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skillworks._aio import spawn
 from skillworks.check.model import Finding
 from skillworks.check.rules import finding
 
@@ -60,7 +61,7 @@ _TIMED_OUT = -1  # the exit status `_run` gives a tool it killed at the timeout
 
 
 async def _run(argv: list[str]) -> tuple[int, bytes, bytes]:
-    proc = await asyncio.create_subprocess_exec(
+    proc = await spawn(
         *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
     )
     try:

@@ -14,6 +14,8 @@ import os
 import signal
 from dataclasses import dataclass
 
+from skillworks._aio import spawn
+
 OUTPUT_CAP_BYTES = 1_000_000  # per stream, held in memory
 _DRAIN_GRACE_SEC = 2.0  # after the group is killed, how long a pipe may stay open (a child that left the group)
 
@@ -81,7 +83,7 @@ def _kill_group(pgid: int) -> None:
 async def run_capped(command: str, cwd: str, timeout: float, cap: int = OUTPUT_CAP_BYTES) -> ExecResult:
     """`bash -c command` in `cwd` in a new session; the whole group is killed when the command exits or after
     `timeout` seconds."""
-    proc = await asyncio.create_subprocess_exec(
+    proc = await spawn(
         "bash",
         "-c",
         command,

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
+from skillworks._aio import spawn
 from skillworks.sandbox.base import ExecResult
 
 OUTPUT_CAP_BYTES = 10 * 1024 * 1024
@@ -128,7 +129,7 @@ async def run_process(
     started = time.monotonic()
     out_file = open(stdout_path, "wb") if stdout_path is not None else None  # noqa: SIM115
     try:
-        proc = await asyncio.create_subprocess_exec(
+        proc = await spawn(
             *argv,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=out_file if out_file is not None else asyncio.subprocess.PIPE,

@@ -36,6 +36,7 @@ from pathlib import Path, PurePosixPath
 from types import TracebackType
 from typing import IO
 
+from skillworks._aio import spawn
 from skillworks.errors import SandboxUnavailable, UserError
 from skillworks.results import ImageInfo
 from skillworks.sandbox._process import await_exit, collect_output, kill_process, wait_or_kill
@@ -376,7 +377,7 @@ class ContainerSandbox:
         started = time.monotonic()
         out_file = open(stdout_path, "wb") if stdout_path is not None else None  # noqa: SIM115
         try:
-            proc = await asyncio.create_subprocess_exec(
+            proc = await spawn(
                 *argv,
                 stdin=stdin if stdin is not None else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
@@ -584,7 +585,7 @@ class ContainerSandbox:
     @staticmethod
     async def _feed(argv: list[str], archive: IO[bytes]) -> tuple[int, str]:
         """Run a runtime command with `archive` on its stdin: (exit code, its last stderr line)."""
-        proc = await asyncio.create_subprocess_exec(
+        proc = await spawn(
             *argv,
             stdin=archive,
             stdout=asyncio.subprocess.PIPE,
@@ -654,7 +655,7 @@ class ContainerSandbox:
         until it listens. It lives as long as the returned process's stdin stays open."""
         name = self._require_started()
         argv = self.runtime.argv("exec", "-i", name, FORWARDER_IN_CONTAINER, f"127.0.0.1:{port}", inside_socket)
-        proc = await asyncio.create_subprocess_exec(
+        proc = await spawn(
             *argv,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,

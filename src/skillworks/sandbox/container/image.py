@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skillworks._aio import spawn
 from skillworks._tempdirs import temp_prefix
 from skillworks.errors import TaskError, UserError
 from skillworks.results import ImageInfo, ImageSource
@@ -315,9 +316,7 @@ async def _build(
         with open(log_path, "wb") as log:
             log.write(f"$ {shlex.join(argv)}\n".encode())
             log.flush()
-            proc = await asyncio.create_subprocess_exec(
-                *argv, stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True
-            )
+            proc = await spawn(*argv, stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
             try:
                 returncode = await asyncio.wait_for(proc.wait(), timeout)
             except TimeoutError:

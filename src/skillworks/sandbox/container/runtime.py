@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal
 
+from skillworks._aio import spawn
 from skillworks.errors import SandboxUnavailable
 from skillworks.sandbox.base import SandboxError
 from skillworks.sandbox.container.host_flags import explain_oci_error, merge_host_flags
@@ -196,7 +197,7 @@ async def run_command(
         stdin = asyncio.subprocess.PIPE
     elif input_file is not None:
         stdin = input_file
-    proc = await asyncio.create_subprocess_exec(
+    proc = await spawn(
         *argv,
         stdin=stdin,
         stdout=asyncio.subprocess.PIPE,
