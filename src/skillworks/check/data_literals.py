@@ -25,6 +25,8 @@ import tree_sitter_javascript
 import tree_sitter_typescript
 from tree_sitter import Language, Node, Parser
 
+from skillworks.check._pyparse import parse_python
+
 _JS = (".js", ".mjs", ".cjs", ".jsx")
 _TS = (".ts", ".tsx", ".mts", ".cts")
 _SHELL = (".sh", ".bash", ".zsh")
@@ -310,7 +312,7 @@ def _python_run_collections(tree: ast.Module) -> set[int]:
 @lru_cache(maxsize=8)
 def _python_tree(text: str) -> ast.Module | None:
     try:
-        return ast.parse(text)
+        return parse_python(text)
     except (SyntaxError, ValueError):
         return None
 

@@ -21,6 +21,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from skillworks.check._pyparse import parse_python
 from skillworks.check.js_flow import analyse_js
 from skillworks.check.model import Confidence, Context, Finding
 from skillworks.check.python_flow import analyse_python
@@ -244,7 +245,7 @@ def _lines(node: ast.AST) -> set[int]:
 def _setup_py(f: SkillFile) -> list[Finding]:
     text = f.text or ""
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except (SyntaxError, ValueError, RecursionError):
         return []
     regions: list[tuple[str, ast.AST]] = []

@@ -25,6 +25,7 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from skillworks.check._pyparse import parse_python
 from skillworks.check.python_calls import (
     CODECS,
     CONN_SENDS,
@@ -114,35 +115,40 @@ def _target_names(node: ast.AST) -> list[str]:
     return []
 
 
+# fields that never hold a node the analysis reads: names and flags, and the context/operator singletons
+_SKIP_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "name", "kind", "type_comment", "level", "module"})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
 class _Scopes:
     """Which function each node sits in, and which names each function assigns (its locals)."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self) -> None:
         self.of: dict[int, int] = {}
         self.parent: dict[int, int] = {0: 0}
         self.local: dict[int, set[str]] = {0: set()}
         self.declared_global: dict[int, set[str]] = {}
-        stack: list[tuple[ast.AST, int]] = [(tree, 0)]
-        while stack:
-            node, scope = stack.pop()
-            for child in ast.iter_child_nodes(node):
-                self.of[id(child)] = scope
-                inner = scope
-                if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-                    inner = id(child)
-                    self.parent[inner] = scope
-                    a = child.args
-                    self.local[inner] = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]} | {
-                        x.arg for x in (a.vararg, a.kwarg) if x is not None
-                    }
-                    if not isinstance(child, ast.Lambda):
-                        self.local[scope].add(child.name)
-                elif isinstance(child, ast.Global | ast.Nonlocal):
-                    self.declared_global.setdefault(scope, set()).update(child.names)
-                else:
-                    for name in self._assigned(child):
-                        self.local[scope].add(name)
-                stack.append((child, inner))
+
+    def enter(self, child: ast.AST, scope: int) -> int:
+        """Record `child`, a child of a node whose children sit in `scope`; the scope of `child`'s own children."""
+        self.of[id(child)] = scope
+        if isinstance(child, _SCOPES):
+            inner = id(child)
+            self.parent[inner] = scope
+            a = child.args
+            self.local[inner] = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]} | {
+                x.arg for x in (a.vararg, a.kwarg) if x is not None
+            }
+            if not isinstance(child, ast.Lambda):
+                self.local[scope].add(child.name)
+            return inner
+        if isinstance(child, ast.Global | ast.Nonlocal):
+            self.declared_global.setdefault(scope, set()).update(child.names)
+        elif type(child) in _BINDERS:
+            self.local[scope].update(self._assigned(child))
+        return scope
 
     @staticmethod
     def _assigned(node: ast.AST) -> list[str]:
@@ -171,66 +177,282 @@ class _Scopes:
             scope = self.parent.get(scope, 0)
 
 
+# the node types `_Scopes._assigned` reads names from
+_BINDERS = frozenset(
+    {
+        ast.Assign,
+        ast.AnnAssign,
+        ast.AugAssign,
+        ast.NamedExpr,
+        ast.For,
+        ast.AsyncFor,
+        ast.comprehension,
+        ast.withitem,
+        ast.ExceptHandler,
+        ast.Import,
+        ast.ImportFrom,
+    }
+)
+# the node types `_Tree._assignment` can make a propagation step of
+_STEP_TYPES = frozenset(
+    {ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension, ast.withitem}
+)
+_Key = tuple[int, str]
+# what the walk of `_Tree` does with a node of each type (bits)
+_R_FACT, _R_CALL, _R_SCOPE, _R_BINDS, _R_FUNCTION, _R_RETURN = 1, 2, 4, 8, 16, 32
+_ROLES: dict[type, int] = {
+    ast.Subscript: _R_FACT,
+    ast.Attribute: _R_FACT,
+    ast.Call: _R_FACT | _R_CALL,
+    ast.FunctionDef: _R_FACT | _R_SCOPE | _R_FUNCTION,
+    ast.AsyncFunctionDef: _R_FACT | _R_SCOPE | _R_FUNCTION,
+    ast.Lambda: _R_SCOPE,
+    ast.Global: _R_BINDS,
+    ast.Nonlocal: _R_BINDS,
+    ast.Return: _R_RETURN,
+    ast.Yield: _R_RETURN,
+}
+for _t in _BINDERS | _STEP_TYPES:
+    _ROLES[_t] = _ROLES.get(_t, 0) | _R_FACT | (_R_BINDS if _t in _BINDERS else 0)
+
+
+@dataclass
+class _Plan:
+    """What `_Flow.kinds` reads of one expression, gathered once from its subtree: the kinds that do not depend
+    on propagation, and the names, attributes, literals and calls whose kinds do."""
+
+    fixed: frozenset[str]
+    keys: list[_Key]  # names: what they carry
+    imports: list[tuple[_Key, str, str]]  # module-level imported names not assigned here: (key, module, attribute)
+    attrs: list[str]  # `self.x` attributes
+    literals: list[str]  # string literals: what was written to a file of that path
+    calls: list[_CallPlan]
+
+
+@dataclass
+class _CallPlan:
+    """What `_Flow._call_kinds` reads of one call: its fixed kinds and what depends on propagation."""
+
+    call: ast.Call
+    fixed: frozenset[str]
+    local: str | None  # a function of this module called by name: what it returns
+    module: str  # the call's module, if any: what its function returns there
+    last: str
+    reads: bool  # a file read: secret when its path (or receiver) carries a sensitive path
+
+
+@dataclass
+class _Step:
+    """One propagation step: a function's returned values (`function`), or an assignment's value and targets."""
+
+    function: str | None
+    value: ast.AST
+    paths: list[str] = field(default_factory=list)  # literal file paths written
+    attrs: list[str] = field(default_factory=list)  # `self.x` attributes assigned
+    keys: list[_Key] = field(default_factory=list)  # names assigned, by scope
+
+
 class _Tree:
     """What one parsed module's flow analysis needs that does not depend on other modules: its nodes in walk
-    order, scopes, imports and literals, and its assignments. Built once per tree and shared by every pass
-    over it (a multi-file skill is analysed three times), so the tree is walked once, not once per pass."""
+    order, scopes, imports and literals, and its assignments. Built once per tree, in one walk, and shared by
+    every pass over it (a multi-file skill is analysed three times), as are the plans of what each expression
+    carries (`plan`)."""
 
     def __init__(self, tree: ast.Module) -> None:
         self.tree = tree
-        self.nodes: list[ast.AST] = list(ast.walk(tree))
-        self.scopes = _Scopes(tree)
-        self.consts: dict[tuple[int, str], str | bytes] = {}  # names bound to one literal
+        self.scopes = scopes = _Scopes()
+        # one breadth-first walk, in `ast.walk` order (without the ctx/operator singletons): the nodes, their
+        # children, their scopes, and the values each function returns or yields (its nested functions' too)
+        nodes: list[ast.AST] = [tree]
+        inner: list[int] = [0]  # the scope of each node's children
+        functions: list[ast.AST | None] = [None]  # the innermost function def around each node's children
+        outer_function: dict[int, ast.AST | None] = {}
+        returned: dict[int, list[ast.expr]] = {}
+        facts: list[ast.AST] = []  # the nodes the loops below read, in walk order
+        self.calls: list[ast.Call] = []
+        self._children: dict[int, list[ast.AST]] = {}  # of every node that has children
+        children, of, fields_of, roles = self._children, scopes.of, _FIELDS, _ROLES
+        i = 0
+        while i < len(nodes):
+            node, scope, function = nodes[i], inner[i], functions[i]
+            i += 1
+            fields = fields_of.get(type(node))
+            if fields is None:
+                fields = fields_of[type(node)] = tuple(f for f in node._fields if f not in _SKIP_FIELDS)
+            kids: list[ast.AST] = []
+            for name in fields:
+                value = getattr(node, name, None)
+                if value.__class__ is list:
+                    kids.extend([item for item in value if isinstance(item, ast.AST)])
+                elif isinstance(value, ast.AST):
+                    kids.append(value)
+            if not kids:
+                continue
+            children[id(node)] = kids
+            nodes.extend(kids)
+            for child in kids:
+                of[id(child)] = scope
+                role = roles.get(type(child), 0)
+                if role == 0:
+                    inner.append(scope)
+                    functions.append(function)
+                    continue
+                if role & _R_FACT:
+                    facts.append(child)
+                if role & _R_CALL:
+                    self.calls.append(child)  # type: ignore[arg-type]
+                if role & _R_SCOPE:
+                    inner.append(scopes.enter(child, scope))
+                else:
+                    inner.append(scope)
+                    if role & _R_BINDS:
+                        scopes.enter(child, scope)
+                if role & _R_FUNCTION:
+                    outer_function[id(child)] = function
+                    returned[id(child)] = []
+                    functions.append(child)
+                    continue
+                functions.append(function)
+                if role & _R_RETURN and child.value is not None:  # type: ignore[attr-defined]
+                    around = function
+                    while around is not None:
+                        returned[id(around)].append(child.value)  # type: ignore[attr-defined]
+                        around = outer_function[id(around)]
+        self.nodes = nodes
+        self.consts: dict[_Key, str | bytes] = {}  # names bound to one literal
         self.aliases: dict[str, str] = {}  # imported name -> module.attr
-        self.opened: dict[tuple[int, str], list[ast.AST]] = {}  # file object -> the path expression it was opened from
+        self.opened: dict[_Key, list[ast.AST]] = {}  # file object -> the path expression it was opened from
         # os.environ nodes read for one named variable (os.environ["KEY"], os.environ.get("KEY")): how a
         # skill reads its own key, not a dump of the environment
         self.single_env: set[int] = set()
-        self._walks: dict[int, list[ast.AST]] = {}
-        for node in self.nodes:
-            single = ("get", "setdefault", "pop", "__getitem__")
-            if isinstance(node, ast.Subscript) or (isinstance(node, ast.Attribute) and node.attr in single):
-                self.single_env.add(id(node.value))
-            if isinstance(node, ast.ImportFrom) and node.module:
-                for a in node.names:
-                    self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
-            elif isinstance(node, ast.Import):
-                for a in node.names:
+        self._plans: dict[int, _Plan] = {}
+        self._resolved: dict[int, str] = {}
+        single = ("get", "setdefault", "pop", "__getitem__")
+        for node in facts:
+            t = type(node)
+            if t is ast.Subscript or (t is ast.Attribute and node.attr in single):  # type: ignore[attr-defined]
+                self.single_env.add(id(node.value))  # type: ignore[attr-defined]
+            elif t is ast.ImportFrom and node.module:  # type: ignore[attr-defined]
+                for a in node.names:  # type: ignore[attr-defined]
+                    self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"  # type: ignore[attr-defined]
+            elif t is ast.Import:
+                for a in node.names:  # type: ignore[attr-defined]
                     self.aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
-            elif isinstance(node, ast.withitem) and isinstance(node.optional_vars, ast.Name):
+            elif t is ast.withitem and isinstance(node.optional_vars, ast.Name):  # type: ignore[attr-defined]
                 # `with open(path, "w") as fh`: what fh is given lands in path
-                ctx = node.context_expr
+                target, ctx = node.optional_vars, node.context_expr  # type: ignore[attr-defined]
                 if isinstance(ctx, ast.Call) and ctx.args:
-                    self.opened[self.scopes.key(node.optional_vars, node.optional_vars.id)] = list(ctx.args[:1])
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                target = node.targets[0]
-                if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str | bytes):
-                    self.consts[self.scopes.key(target, target.id)] = node.value.value
-                elif _dotted(node.value) in EXECS:  # run = exec
-                    self.aliases[target.id] = _dotted(node.value)
+                    self.opened[scopes.key(target, target.id)] = list(ctx.args[:1])
+            elif t is ast.Assign and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):  # type: ignore[attr-defined]
+                target, value = node.targets[0], node.value  # type: ignore[attr-defined]
+                if isinstance(value, ast.Constant) and isinstance(value.value, str | bytes):
+                    self.consts[scopes.key(target, target.id)] = value.value
+                elif _dotted(value) in EXECS:  # run = exec
+                    self.aliases[target.id] = _dotted(value)
         # what propagation visits, in walk order: a function's returned values, or an assignment's targets and value
-        self.steps: list[tuple[str | None, list[ast.AST], ast.AST]] = []
-        for node in self.nodes:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                values = [
-                    sub.value
-                    for sub in ast.walk(node)
-                    if isinstance(sub, ast.Return | ast.Yield) and sub.value is not None
-                ]
-                self.steps.append((node.name, [], ast.Tuple(elts=values, ctx=ast.Load())))
+        self.steps: list[_Step] = []
+        for node in facts:
+            if isinstance(node, _FUNCTIONS):
+                values = returned[id(node)]
+                value = ast.Tuple(elts=values, ctx=ast.Load())
+                children[id(value)] = list[ast.AST](values)
+                self.steps.append(_Step(node.name, value))
+                continue
+            if type(node) not in _STEP_TYPES and type(node) is not ast.Call:
                 continue
             targets, value = self._assignment(node)
             if value is not None:
-                self.steps.append((None, targets, value))
+                self.steps.append(self._step(targets, value))
+
+    def _step(self, targets: list[ast.AST], value: ast.AST) -> _Step:
+        step = _Step(None, value)
+        for t in targets:
+            if isinstance(t, ast.Constant) and isinstance(t.value, str) and len(t.value) > 1:
+                step.paths.append(t.value)  # open("/tmp/x.sh", "w").write(...)
+                continue
+            attr = _self_attr(t)
+            if attr is not None:
+                step.attrs.append(attr)
+            for name in _target_names(t):
+                if name not in self.aliases:  # `os.environ[k] = v` changes the environment, not what `os` carries
+                    step.keys.append(self.scopes.key(t, name))
+        return step
 
     def walk(self, node: ast.AST) -> list[ast.AST]:
-        """`ast.walk(node)` as a list, kept: the same expressions are re-read on every propagation round."""
-        found = self._walks.get(id(node))
+        """`ast.walk(node)` as a list (without the ctx/operator singletons), from the children found by the walk
+        of the module (and those of the tuples the analysis builds)."""
+        out = [node]
+        i = 0
+        children = self._children
+        while i < len(out):
+            kids = children.get(id(out[i]))
+            i += 1
+            if kids:
+                out.extend(kids)
+        return out
+
+    def plan(self, node: ast.AST) -> _Plan:
+        """What `_Flow.kinds(node)` reads, kept: the same expressions are re-read on every propagation round."""
+        found = self._plans.get(id(node))
         if found is None:
-            found = self._walks[id(node)] = list(ast.walk(node))
+            found = self._plans[id(node)] = self._make_plan(node)
         return found
 
+    def _make_plan(self, node: ast.AST) -> _Plan:
+        fixed: set[str] = set()
+        keys: dict[_Key, None] = {}
+        imports: list[tuple[_Key, str, str]] = []
+        attrs: list[str] = []
+        literals: list[str] = []
+        calls: list[_CallPlan] = []
+        for sub in self.walk(node):
+            if isinstance(sub, ast.Name):
+                k = self.scopes.key(sub, sub.id)
+                keys[k] = None
+                full = self.aliases.get(sub.id)
+                if full == "os.environ" and id(sub) not in self.single_env:
+                    fixed.add(SECRET)
+                elif full and k[0] == 0:
+                    module, _, attr = full.rpartition(".")
+                    imports.append((k, module, attr))
+            elif isinstance(sub, ast.Attribute) and id(sub) not in self.single_env:
+                if _dotted(sub) in ("os.environ", "os.environb"):
+                    fixed.add(SECRET)
+                own = _self_attr(sub)
+                if own is not None:
+                    attrs.append(own)
+            elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                if SENSITIVE_PATH.search(sub.value):
+                    fixed.add(PATHS)
+                literals.append(sub.value)
+            elif isinstance(sub, ast.Call):
+                calls.append(self._call_plan(sub))
+        return _Plan(frozenset(fixed), list(keys), imports, attrs, literals, calls)
+
+    def _call_plan(self, call: ast.Call) -> _CallPlan:
+        out: set[str] = set()
+        fn = self.resolve(call.func)
+        module, _, last = fn.rpartition(".")
+        if any(fn.startswith(m + ".") for m in NET_MODULES) and last in DOWNLOAD_CALLS:
+            out.add(DOWNLOAD)
+        if fn in CONNECTIONS or fn.endswith((".wrap_socket", ".create_connection")):
+            out.add(CONN)
+        if last in DECODERS and (fn.startswith(DECODER_MODULES) or "fromhex" in fn):
+            out.add(DECODED)
+        if last == "decode" and len(call.args) >= (1 if isinstance(call.func, ast.Attribute) else 2):
+            codec = _const_text(call.args[-1] if fn == "codecs.decode" else call.args[0]) or ""
+            if codec.lower().replace("-", "_") in CODECS:
+                out.add(DECODED)
+        local = call.func.id if isinstance(call.func, ast.Name) else None
+        return _CallPlan(call, frozenset(out), local, module, last, last in READS)
+
     def resolve(self, func: ast.AST) -> str:
+        found = self._resolved.get(id(func))
+        if found is None:
+            found = self._resolved[id(func)] = self._resolve(func)
+        return found
+
+    def _resolve(self, func: ast.AST) -> str:
         if (  # getattr(builtins, "exec")
             isinstance(func, ast.Call)
             and _dotted(func.func) == "getattr"
@@ -262,7 +484,10 @@ class _Tree:
                 targets += self.opened.get(self.scopes.key(receiver, receiver.id), [])
             if isinstance(receiver, ast.Call):
                 targets += list(receiver.args[:1])
-            return targets, ast.Tuple(elts=[*node.args, *(k.value for k in node.keywords)], ctx=ast.Load())
+            values: list[ast.expr] = [*node.args, *(k.value for k in node.keywords)]
+            tuple_ = ast.Tuple(elts=values, ctx=ast.Load())
+            self._children[id(tuple_)] = list[ast.AST](values)
+            return targets, tuple_
         return [], None
 
 
@@ -285,36 +510,31 @@ class _Flow:
 
     # --- propagation ----------------------------------------------------------------------------------
     def propagate(self) -> None:
+        names, returns, written = self.names, self.returns, self.written
         for _ in range(4):  # names assigned from names: a few rounds reach a fixed point in real scripts
             changed = False
-            for function, targets, value in self.facts.steps:
-                if function is not None:  # a function: what its return and yield values carry
-                    ret = self.kinds(value)
-                    if not ret <= self.returns.get(function, set()):
-                        self.returns[function] = self.returns.get(function, set()) | ret
+            for step in self.facts.steps:
+                kinds = self.kinds(step.value)
+                if step.function is not None:  # a function: what its return and yield values carry
+                    if not kinds <= returns.get(step.function, set()):
+                        returns[step.function] = returns.get(step.function, set()) | kinds
                         changed = True
                     continue
-                kinds = self.kinds(value)
                 if not kinds:
                     continue
-                for t in targets:
-                    if isinstance(t, ast.Constant) and isinstance(t.value, str) and len(t.value) > 1:
-                        if not kinds <= self.written.get(t.value, set()):  # open("/tmp/x.sh", "w").write(...)
-                            self.written[t.value] = self.written.get(t.value, set()) | kinds
-                            changed = True
-                        continue
-                    attr = _self_attr(t)
-                    if attr is not None and not kinds <= self.names.get((_ATTR, attr), set()):
-                        self.names[(_ATTR, attr)] = self.names.get((_ATTR, attr), set()) | kinds
+                for path in step.paths:
+                    if not kinds <= written.get(path, set()):
+                        written[path] = written.get(path, set()) | kinds
                         changed = True
-                    for name in _target_names(t):
-                        if name in self.aliases:
-                            continue  # `os.environ[k] = v` changes the environment, not what `os` carries
-                        k = self.scopes.key(t, name)
-                        before = self.names.get(k, set())
-                        if not kinds <= before:
-                            self.names[k] = before | kinds
-                            changed = True
+                for attr in step.attrs:
+                    if not kinds <= names.get((_ATTR, attr), set()):
+                        names[(_ATTR, attr)] = names.get((_ATTR, attr), set()) | kinds
+                        changed = True
+                for k in step.keys:
+                    before = names.get(k, set())
+                    if not kinds <= before:
+                        names[k] = before | kinds
+                        changed = True
             if not changed:
                 break
 
@@ -323,53 +543,40 @@ class _Flow:
 
     # --- what an expression carries -------------------------------------------------------------------
     def kinds(self, node: ast.AST) -> set[str]:
-        out: set[str] = set()
-        for sub in self.facts.walk(node):
-            if isinstance(sub, ast.Name):
-                k = self.scopes.key(sub, sub.id)
-                out |= self.names.get(k, set())
-                full = self.aliases.get(sub.id)
-                if full == "os.environ" and id(sub) not in self.single_env:
-                    out.add(SECRET)
-                elif full and k[0] == 0 and k not in self.names:
-                    module, _, attr = full.rpartition(".")
-                    out |= self._imported(module).names.get(attr, set())
-            elif isinstance(sub, ast.Attribute) and id(sub) not in self.single_env:
-                if _dotted(sub) in ("os.environ", "os.environb"):
-                    out.add(SECRET)
-                own = _self_attr(sub)
-                if own is not None:
-                    out |= self.names.get((_ATTR, own), set())
-            elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
-                if SENSITIVE_PATH.search(sub.value):
-                    out.add(PATHS)
-                out |= self.written.get(sub.value, set())
-            elif isinstance(sub, ast.Call):
-                out |= self._call_kinds(sub)
+        plan = self.facts.plan(node)
+        out = set(plan.fixed)
+        names = self.names
+        for k in plan.keys:
+            carried = names.get(k)
+            if carried:
+                out |= carried
+        for k, module, attr in plan.imports:
+            if k not in names:
+                out |= self._imported(module).names.get(attr, set())
+        for attr in plan.attrs:
+            carried = names.get((_ATTR, attr))
+            if carried:
+                out |= carried
+        if self.written:
+            for literal in plan.literals:
+                carried = self.written.get(literal)
+                if carried:
+                    out |= carried
+        for call in plan.calls:
+            out |= self._call_kinds(call)
         return out
 
     def _imported(self, module: str) -> _Summary:
         return self.imported.get(module.rsplit(".", 1)[-1], _EMPTY)
 
-    def _call_kinds(self, call: ast.Call) -> set[str]:
-        out: set[str] = set()
-        fn = self.resolve(call.func)
-        if isinstance(call.func, ast.Name):
-            out |= self.returns.get(call.func.id, set())
-        module, _, last = fn.rpartition(".")
-        if module:
-            out |= self._imported(module).returns.get(last, set())
-        if any(fn.startswith(m + ".") for m in NET_MODULES) and last in DOWNLOAD_CALLS:
-            out.add(DOWNLOAD)
-        if fn in CONNECTIONS or fn.endswith((".wrap_socket", ".create_connection")):
-            out.add(CONN)
-        if last in DECODERS and (fn.startswith(DECODER_MODULES) or "fromhex" in fn):
-            out.add(DECODED)
-        if last == "decode" and len(call.args) >= (1 if isinstance(call.func, ast.Attribute) else 2):
-            codec = _const_text(call.args[-1] if fn == "codecs.decode" else call.args[0]) or ""
-            if codec.lower().replace("-", "_") in CODECS:
-                out.add(DECODED)
-        if last in READS and (PATHS in self.kinds_of_args(call) or PATHS in self.kinds(call.func)):
+    def _call_kinds(self, plan: _CallPlan) -> set[str]:
+        out = set(plan.fixed)
+        if plan.local is not None:
+            out |= self.returns.get(plan.local, set())
+        if plan.module:
+            out |= self._imported(plan.module).returns.get(plan.last, set())
+        call = plan.call
+        if plan.reads and (PATHS in self.kinds_of_args(call) or PATHS in self.kinds(call.func)):
             out.add(SECRET)
         return out
 
@@ -385,9 +592,8 @@ class _Flow:
 
     def run(self) -> list[PyHit]:
         self.propagate()
-        for node in self.facts.nodes:
-            if isinstance(node, ast.Call):
-                self.sink(node)
+        for node in self.facts.calls:
+            self.sink(node)
         return self.hits
 
     def sink(self, call: ast.Call) -> None:
@@ -552,7 +758,7 @@ def _scan_payload(text: str, depth: int) -> list[PyHit]:
 
 def _parse(text: str) -> ast.Module | None:
     try:
-        return ast.parse(text)
+        return parse_python(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 

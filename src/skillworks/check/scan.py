@@ -19,6 +19,7 @@ from multiprocessing.context import BaseContext
 from pathlib import Path
 
 from skillworks._aio import run_async
+from skillworks.check._pyparse import shared_parses
 from skillworks.check.content_rules import check_body, check_description, check_efficiency, check_references
 from skillworks.check.lint import Linter, LintTarget
 from skillworks.check.model import CheckReport, Dimension, Finding, Severity, SkillReport
@@ -65,6 +66,11 @@ def resolve_skill_dirs(paths: Sequence[Path | str]) -> list[Path]:
 
 def static_findings(src: SkillSource) -> tuple[list[Finding], int]:
     """Every in-process finding for one read skill (no external tools), and its token estimate."""
+    with shared_parses():  # each Python file is parsed once, for every rule family that reads its tree
+        return _static_findings(src)
+
+
+def _static_findings(src: SkillSource) -> tuple[list[Finding], int]:
     findings = list(src.findings)
     tokens = 0
     if src.text is not None:

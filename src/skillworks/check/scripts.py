@@ -5,10 +5,10 @@ from __future__ import annotations
 import ast
 import re
 import sys
-import warnings
 from collections.abc import Iterator
 from dataclasses import replace
 
+from skillworks.check._pyparse import parse_python
 from skillworks.check.model import Finding, Severity
 from skillworks.check.reader import SkillFile, SkillSource
 from skillworks.check.rules import finding
@@ -84,9 +84,7 @@ def _runs_nothing(f: SkillFile, tree: ast.Module) -> bool:
 
 def _python_findings(f: SkillFile, text: str) -> list[Finding]:
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text, filename=f.rel)
+        tree = parse_python(text)
     except SyntaxError as exc:
         line = exc.lineno or 1
         src_line = text.splitlines()[line - 1] if 0 < line <= text.count("\n") + 1 else None
