@@ -104,20 +104,24 @@ def _check_vectorised(rng: np.random.Generator) -> None:
     rlo, rhi = task_mean_interval({str(i): (w[0, i], 3) for i in range(14)}) or (0, 0)
     lo, hi = sim.rate_interval(cell, RATE_FLOOR)
     assert abs(lo[0] - rlo) < 1e-12 and abs(hi[0] - rhi) < 1e-12
-    # skill_lift on per-trial graded scores whose case means are w / wo (3 trials each)
-    scores = rng.uniform(size=(2, 7, 3))
-    rows = [
-        _trial(f"s--{i}", cond, float(scores[side, i, j]), j)
-        for side, cond in enumerate(("with-skill", "target-withheld"))
-        for i in range(7)
-        for j in range(3)
-    ]
-    lift = skill_lift(rows, "score")
-    mean, square = scores.mean(axis=2), (scores * scores).mean(axis=2)
-    cell = sim.Cell(0.5, 0.2, 7, 3, 0.0, 0.0, mean[0][None], mean[1][None], w[:, :7], square[0][None], square[1][None])
-    lo, hi = sim.delta_interval(cell, GRADED_FLOOR)
-    assert lift.normal_ci is not None
-    assert abs(lo[0] - lift.normal_ci.low) < 1e-9 and abs(hi[0] - lift.normal_ci.high) < 1e-9
+    # skill_lift on per-trial graded scores whose case means are w / wo (3 trials each, and one: the regime where
+    # the floor is the pseudo-rewards' alone)
+    for trials in (3, 1):
+        scores = rng.uniform(size=(2, 7, trials))
+        rows = [
+            _trial(f"s--{i}", cond, float(scores[side, i, j]), j)
+            for side, cond in enumerate(("with-skill", "target-withheld"))
+            for i in range(7)
+            for j in range(trials)
+        ]
+        lift = skill_lift(rows, "score")
+        mean, square = scores.mean(axis=2), (scores * scores).mean(axis=2)
+        cell = sim.Cell(
+            0.5, 0.2, 7, trials, 0.0, 0.0, mean[0][None], mean[1][None], w[:, :7], square[0][None], square[1][None]
+        )
+        lo, hi = sim.delta_interval(cell, GRADED_FLOOR)
+        assert lift.normal_ci is not None
+        assert abs(lo[0] - lift.normal_ci.low) < 1e-9 and abs(hi[0] - lift.normal_ci.high) < 1e-9
 
 
 def _boot_coverage(cell: sim.Cell) -> float:

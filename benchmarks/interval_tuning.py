@@ -32,11 +32,11 @@ from skillworks.stats.paired import DELTA_FLOOR, GRADED_FLOOR, RATE_FLOOR, Noise
 
 TUNING_SEED = 1
 TASKS = (5, 7, 10, 20, 50, 100)
-PSEUDO = (0.05, 0.1, 0.25, 0.5, 1.0)
+PSEUDO = (0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
 SCALE = (0.1, 0.25, 0.5, 0.75, 1.0)
 RATE_PSEUDO = (0.25, 0.5, 1.0)
 RATE_SCALE = (0.5, 1.0, 2.0)
-PRIOR_DF = (0.0, 1.0, 2.0, 4.0)
+PRIOR_DF = (0.0, 1.0, 2.0, 4.0, 8.0)
 
 
 def _score(cov: np.ndarray) -> float:

@@ -9,7 +9,7 @@ Method (``"paired-t with trial-noise floor"``), per agent configuration:
   side's rate and ``p̃ = (m·p + c)/(m + 2c)`` (c pseudo-trials at 0 and c at 1, so that a side that
   passed every trial, or none, still carries noise). For graded rewards the same pseudo-trials are added
   to the rewards' own spread (their mean square is passed), since ``p(1 − p)`` overstates it.
-  For Δ ``c = ½, κ = ¼`` (:data:`DELTA_FLOOR`); for graded scores ``c = 0.05, κ = ¼`` (:data:`GRADED_FLOOR`).
+  For Δ ``c = ½, κ = ¼`` (:data:`DELTA_FLOOR`); for graded scores ``c = 0.005, κ = ¾`` (:data:`GRADED_FLOOR`).
 - Interval: ``mean(d) ± t_{n−1} · sqrt(var / n)`` with a skew correction, clipped to [−100, +100] pp: Hall's
   (1992) transformation of the t statistic (:func:`skew_corrected_t`) at the skewness
   ``γ = b · m₃ / var^{3/2}`` (``m₃`` the mean cubed deviation of the ``d_i``), weighted by the differences'
@@ -75,9 +75,11 @@ class NoiseFloor:
 
 DELTA_FLOOR = NoiseFloor(pseudo=0.5, scale=0.25)
 """The floor of the Δ interval (chosen on benchmarks/interval_tuning.py's seed set)."""
-GRADED_FLOOR = NoiseFloor(pseudo=0.05, scale=0.25)
+GRADED_FLOOR = NoiseFloor(pseudo=0.005, scale=0.75)
 """The floor of the Δ method when a side's scores are graded (not all 0 or 1), as for the ACES lift of a
-metric on [0, 1]: such scores carry their own spread, so less floor is needed (chosen the same way)."""
+metric on [0, 1]: such scores carry their own spread, so the floor is mostly that observed spread (``κ = ¾``)
+and the pseudo-rewards nearly vanish (``c = 0.005``: beside one graded reward per case, where no spread is
+observed, pseudo-rewards of 0 and 1 only stand in for it; chosen the same way)."""
 RATE_FLOOR = NoiseFloor(pseudo=0.5, scale=0.5, prior_df=4.0)
 """The floor of the pass-rate interval over tasks (chosen the same way)."""
 

@@ -192,6 +192,7 @@ def _lift_rows(scores: dict[str, tuple[float, ...]]) -> list[TrialResult]:
 def test_lift_floor_is_the_01_floor_for_binary_scores_and_the_graded_one_otherwise() -> None:
     from skillworks.stats.paired import GRADED_FLOOR
 
+    assert (GRADED_FLOOR.pseudo, GRADED_FLOOR.scale) == (0.005, 0.75)  # benchmarks/interval_tuning.py's pick
     for scores, floor in (
         ({"w": (1.0, 1.0, 0.0), "o": (0.0, 1.0, 0.0)}, DELTA_FLOOR),
         ({"w": (0.9, 0.6, 0.3), "o": (0.2, 0.5, 0.1)}, GRADED_FLOOR),
