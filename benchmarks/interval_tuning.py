@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/interval_tuning.py [REPLICATES]
 
 Tuned on seed 1 only (seed 2 for the graded scores of the ACES lift); ``interval_coverage.py`` reports on
-held-out seeds (``--seed 20261211``, graded 20261212, for the skew-corrected method), which this script never
+held-out seeds (``--seed 20261221``, graded 20261222, since the graded floor of c = 0.005), which this script never
 sees.
 A candidate is ``NoiseFloor(pseudo=c, scale=κ)`` (``skillworks.stats.paired``), for the pass rate also
 with ``prior_df=d₀`` (0: ``max(s², floor)``; above 0: the variance moderated toward the floor).
