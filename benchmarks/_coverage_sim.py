@@ -95,14 +95,40 @@ def shrunk_noise(rate: np.ndarray, square: np.ndarray, m: int, pseudo: float) ->
     return np.maximum(second - p * p, 0.0) / m
 
 
+def skew_corrected_t(
+    mean: np.ndarray, se: np.ndarray, gamma: np.ndarray, n: int, q: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised ``skillworks.stats.paired.skew_corrected_t`` (Hall's transformation of the t statistic)."""
+    a, b = gamma / (3.0 * np.sqrt(n)), gamma / (6.0 * np.sqrt(n))
+    small = np.abs(a) < 1e-9
+    safe = np.where(small, 1.0, a)
+
+    def inverse(y: float) -> np.ndarray:
+        return np.where(small, y - b, (np.cbrt(np.maximum(0.0, 1.0 + 3.0 * safe * (y - b))) - 1.0) / safe)
+
+    return mean - se * inverse(q), mean - se * inverse(-q)
+
+
+def sign_balance(d: np.ndarray) -> np.ndarray:
+    """Vectorised ``skillworks.stats.paired.sign_balance`` over the rows."""
+    pos, neg = (d > 1e-12).sum(axis=1), (d < -1e-12).sum(axis=1)
+    return np.abs(pos - neg) / np.maximum(pos + neg, 1)
+
+
+def third_moment(x: np.ndarray) -> np.ndarray:
+    return ((x - x.mean(axis=1, keepdims=True)) ** 3).mean(axis=1)
+
+
 def floored_t(x: np.ndarray, noise: np.ndarray, scale: float, low_clip: float) -> tuple[np.ndarray, np.ndarray]:
-    """Vectorised ``paired_delta`` / ``task_mean_interval`` over replicates (rows): t over the columns with
-    variance ``max(sample variance, scale * mean noise)``."""
+    """Vectorised ``paired_delta`` over replicates (rows): the skew-corrected t over the columns with variance
+    ``max(sample variance, scale * mean noise)``."""
     n = x.shape[1]
     mean = x.mean(axis=1)
     var = np.maximum(x.var(axis=1, ddof=1), scale * noise.mean(axis=1))
-    half = t_quantile(CONFIDENCE, n - 1) * np.sqrt(var / n)
-    return np.maximum(low_clip, mean - half), np.minimum(1.0, mean + half)
+    safe = np.where(var > 0, var, 1.0)
+    gamma = np.where(var > 0, sign_balance(x) * third_moment(x) / safe**1.5, 0.0)
+    low, high = skew_corrected_t(mean, np.sqrt(var / n), gamma, n, t_quantile(CONFIDENCE, n - 1))
+    return np.maximum(low_clip, low), np.minimum(1.0, high)
 
 
 def delta_interval(cell: Cell, floor: NoiseFloor) -> tuple[np.ndarray, np.ndarray]:
@@ -146,9 +172,12 @@ def gain_interval(cell: Cell, floor: NoiseFloor) -> tuple[np.ndarray, np.ndarray
     noise = shrunk_noise(cell.with_, cell.with_sq, m, floor.pseudo) + (1.0 - g[:, None]) ** 2 * shrunk_noise(
         cell.without, cell.without_sq, m, floor.pseudo
     )
-    var = np.maximum(s2, floor.scale * noise.mean(axis=1)) / (n * safe * safe)
-    half = t_quantile(CONFIDENCE, n - 1) * np.sqrt(var)
-    return np.maximum(-mean_o / safe, g - half), np.minimum(1.0, g + half), ok
+    v = np.maximum(s2, floor.scale * noise.mean(axis=1))
+    v_safe = np.where(v > 0, v, 1.0)
+    gamma = np.where(v > 0, sign_balance(cell.with_ - cell.without) * third_moment(resid) / v_safe**1.5, 0.0)
+    se = np.sqrt(v / n) / safe
+    low, high = skew_corrected_t(g, se, gamma, n, t_quantile(CONFIDENCE, n - 1))
+    return np.maximum(-mean_o / safe, low), np.minimum(1.0, high), ok
 
 
 REPORTED_SHARE = 50.0

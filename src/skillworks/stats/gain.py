@@ -1,13 +1,15 @@
 """The interval of the normalised gain ``g = Δ / (1 − without)`` over tasks (the reports' g, a ratio of
 task-macro means).
 
-Method (``"ratio-t with trial-noise floor"``): over the paired tasks, ``h_i = 1 − without_i`` and
+Method (``"ratio-t with trial-noise floor, skew-corrected"``): over the paired tasks, ``h_i = 1 − without_i`` and
 ``e_i = d_i − g·h_i`` (the residual of the ratio; its mean is 0). ``var(g) ≈ v / (n · mean(h)²)`` with
 ``v = max(s²_e, κ · mean_i(ṽ_w,i + (1 − g)² · ṽ_o,i))`` — the sample variance of the residuals, floored by
 the trials' noise as in :mod:`skillworks.stats.paired` (``e_i = with_i − (1 − g)·without_i − g``, so the
 two sides' noise enters with weights 1 and ``(1 − g)²``; floor :data:`GAIN_FLOOR`, chosen on seed 1 by
 ``benchmarks/interval_tuning.py`` like the Δ's). Interval
-``g ± t_{n−1} · sqrt(var(g))``, clipped to ``[−mean(without)/mean(h), 1]`` (the range g can take). None below
+``g ± t_{n−1} · sqrt(var(g))`` with the Δ's skew correction (:func:`~skillworks.stats.paired.skew_corrected_t`
+at the residuals' skewness ``m₃(e)/v^{3/2}``, weighted by the sign balance of the ``d_i``), clipped to
+``[−mean(without)/mean(h), 1]`` (the range g can take). None below
 :data:`MIN_TASKS_FOR_INTERVAL` paired tasks or below :data:`MIN_DIFFERING_TASKS` tasks whose two sides
 differ (the small-n rule of the Δ), or when the baseline's mean headroom is under
 :data:`MIN_HEADROOM` (g is then a ratio of two small numbers and no interval holds its coverage).
@@ -25,12 +27,15 @@ from skillworks.stats.paired import (
     TaskSide,
     differing_count,
     shrunk_noise,
+    sign_balance,
+    skew_corrected_t,
     t_quantile,
+    third_moment,
     too_few_differing_note,
     unpack_side,
 )
 
-GAIN_FLOOR = NoiseFloor(pseudo=0.1, scale=1.0)
+GAIN_FLOOR = NoiseFloor(pseudo=1.0, scale=0.25)
 """The floor of the g interval (chosen on benchmarks/interval_tuning.py's seed set)."""
 
 MIN_HEADROOM = 0.1
@@ -55,7 +60,8 @@ def gain_interval(
     n = len(rows)
     if n < max(min_tasks, 2):
         return f"too few tasks for an interval — n={n}"
-    differing = differing_count([(w[0] or 0.0) - (o[0] or 0.0) for w, o in rows])
+    diffs = [(w[0] or 0.0) - (o[0] or 0.0) for w, o in rows]
+    differing = differing_count(diffs)
     if differing < max(min_differing, 2):
         return too_few_differing_note(differing, n)
     mean_w = sum(w[0] or 0.0 for w, _ in rows) / n
@@ -74,6 +80,8 @@ def gain_interval(
         )
         / n
     )
-    var = max(s2, floor.scale * noise) / (n * headroom * headroom)
-    half = t_quantile(confidence, n - 1) * math.sqrt(var)
-    return max(-mean_o / headroom, g - half), min(1.0, g + half)
+    v = max(s2, floor.scale * noise)
+    gamma = sign_balance(diffs) * third_moment(resid) / v**1.5
+    se = math.sqrt(v / n) / headroom
+    low, high = skew_corrected_t(g, se, gamma, n, t_quantile(confidence, n - 1))
+    return max(-mean_o / headroom, low), min(1.0, high)

@@ -8,8 +8,8 @@ imputed. From the paired deltas:
 
 - lift: their mean; cell means per skill × agent (treatment, baseline, lift);
 - its interval over paired cases (``normal_ci``): for a metric on [0, 1] the Δ method of
-  :mod:`skillworks.stats.paired` (t over cases with a trial-noise floor, bounded to [−1, 1]), else a plain
-  t-interval; None below ``MIN_TASKS_FOR_INTERVAL`` paired cases;
+  :mod:`skillworks.stats.paired` (skew-corrected t over cases with a trial-noise floor, bounded to [−1, 1]), else
+  a plain t-interval; None below ``MIN_TASKS_FOR_INTERVAL`` paired cases;
 - cluster bootstrap percentile intervals, resampling whole skills and whole skill × agent cells with
   replacement (fixed seed); None when there are fewer than 2 clusters;
 - the fraction of paired cases with a positive delta, and the cases with a negative one.
@@ -129,8 +129,8 @@ def normal_interval(deltas: np.ndarray, confidence: float = 0.95) -> tuple[np.nd
 def _lift_interval(cases: Sequence[CaseLift], confidence: float) -> Interval | str:
     """The lift's interval over paired cases, None below ``MIN_TASKS_FOR_INTERVAL`` of them (the small-n
     rule of :mod:`skillworks.stats.paired`). When every side's score lies in [0, 1] it is the Δ method,
-    :func:`skillworks.stats.paired.paired_delta` (t over cases with the trial-noise floor, the trials of a
-    side being its scored trials), so it is bounded to [−1, 1] and never zero-width — with the 0/1 floor
+    :func:`skillworks.stats.paired.paired_delta` (skew-corrected t over cases with the trial-noise floor, the
+    trials of a side being its scored trials), so it is bounded to [−1, 1] and never zero-width — with the 0/1 floor
     :data:`~skillworks.stats.paired.DELTA_FLOOR` when every score is 0 or 1, else the graded one
     (:data:`~skillworks.stats.paired.GRADED_FLOOR`); for a metric off that range a plain t-interval
     (df = cases − 1). Otherwise the reason there is none: below ``MIN_TASKS_FOR_INTERVAL`` paired cases, or

@@ -9,17 +9,24 @@ Method (``"paired-t with trial-noise floor"``), per agent configuration:
   side's rate and ``p̃ = (m·p + c)/(m + 2c)`` (c pseudo-trials at 0 and c at 1, so that a side that
   passed every trial, or none, still carries noise). For graded rewards the same pseudo-trials are added
   to the rewards' own spread (their mean square is passed), since ``p(1 − p)`` overstates it.
-  For Δ ``c = ¼, κ = ½`` (:data:`DELTA_FLOOR`).
-- Interval: ``mean(d) ± t_{n−1} · sqrt(var / n)``, clipped to [−100, +100] pp.
+  For Δ ``c = ½, κ = ¼`` (:data:`DELTA_FLOOR`); for graded scores ``c = 0.005, κ = ¾`` (:data:`GRADED_FLOOR`).
+- Interval: ``mean(d) ± t_{n−1} · sqrt(var / n)`` with a skew correction, clipped to [−100, +100] pp: Hall's
+  (1992) transformation of the t statistic (:func:`skew_corrected_t`) at the skewness
+  ``γ = b · m₃ / var^{3/2}`` (``m₃`` the mean cubed deviation of the ``d_i``), weighted by the differences'
+  sign balance ``b = |#(d_i > 0) − #(d_i < 0)| / #(d_i ≠ 0)`` (:func:`sign_balance`). Near a rate of 0 or 1
+  the differences are one-sided and skewed (``d_i = 1 − without_i ≥ 0`` when the skill side passes
+  everything) and the symmetric t misses on the long side; when the differences fall on both sides the
+  sample skewness is mostly noise that moves with the mean's own error (one large ``d_i`` raises both),
+  so the correction is weighed down toward 0 — under no effect the differences are symmetric about 0.
 - The pass rate's interval over tasks (:func:`task_mean_interval`, ``"clustered Wilson, moderated
   variance"``) is a Wilson score interval at an effective sample size: the task rates' variance is
   moderated toward the trial-noise floor (``v = ((n − 1)·s² + d₀·κ·v̄)/(n − 1 + d₀)``, a prior of ``d₀``
   degrees of freedom at the floor, so it never vanishes and weighs less as tasks grow), the effective
   number of trials is ``n_eff = p̂(1 − p̂)/(v/n)`` capped at the trials behind it (all of them when
   ``p̂`` is 0 or 1), and the quantile is ``t`` with ``n − 1 + d₀`` df: asymmetric near 0 and 1, never
-  zero-width; ``c = ¼, κ = 2, d₀ = 4`` (:data:`RATE_FLOOR`).
-- ``c`` and ``κ`` were chosen on one set of simulated runs (``benchmarks/interval_tuning.py``, seed 1)
-  and the coverage is reported on another (``benchmarks/interval_coverage.py``, seed 20261201).
+  zero-width; ``c = ½, κ = ½, d₀ = 4`` (:data:`RATE_FLOOR`).
+- ``c`` and ``κ`` were chosen on one set of simulated runs (``benchmarks/interval_tuning.py``, seeds 1 and 2)
+  and the coverage is reported on another (``benchmarks/interval_coverage.py --seed 20261211``).
 - Small-n rule on the information in the run (``note`` says why there is no interval): below
   :data:`MIN_DIFFERING_TASKS` tasks whose difference is non-zero (and below :data:`MIN_TASKS_FOR_INTERVAL`
   paired tasks) no interval is given — the tasks that show no difference carry no evidence about the sign
@@ -50,7 +57,7 @@ that failed one. 6 is the sign-flip resolution: an exact sign-flip test over ``k
 smallest two-sided p-value ``2/2^k``, under 0.05 only from ``k = 6``, so with fewer differing tasks no 95 %
 test can exclude 0 and any interval is the floor's guess."""
 
-PAIRED_T_METHOD = "paired-t with trial-noise floor"
+PAIRED_T_METHOD = "paired-t with trial-noise floor, skew-corrected"
 RATE_METHOD = "clustered Wilson, moderated variance"
 
 
@@ -66,12 +73,14 @@ class NoiseFloor:
     prior_df: float = 0.0
 
 
-DELTA_FLOOR = NoiseFloor(pseudo=0.25, scale=0.25)
+DELTA_FLOOR = NoiseFloor(pseudo=0.5, scale=0.25)
 """The floor of the Δ interval (chosen on benchmarks/interval_tuning.py's seed set)."""
-GRADED_FLOOR = NoiseFloor(pseudo=0.25, scale=0.25)
+GRADED_FLOOR = NoiseFloor(pseudo=0.005, scale=0.75)
 """The floor of the Δ method when a side's scores are graded (not all 0 or 1), as for the ACES lift of a
-metric on [0, 1]: such scores carry their own spread, so less floor is needed (chosen the same way)."""
-RATE_FLOOR = NoiseFloor(pseudo=0.25, scale=1.0, prior_df=4.0)
+metric on [0, 1]: such scores carry their own spread, so the floor is mostly that observed spread (``κ = ¾``)
+and the pseudo-rewards nearly vanish (``c = 0.005``: beside one graded reward per case, where no spread is
+observed, pseudo-rewards of 0 and 1 only stand in for it; chosen the same way)."""
+RATE_FLOOR = NoiseFloor(pseudo=0.5, scale=0.5, prior_df=4.0)
 """The floor of the pass-rate interval over tasks (chosen the same way)."""
 
 TaskSide = tuple[float | None, int] | tuple[float | None, int, float]
@@ -198,8 +207,43 @@ def paired_delta(
         return result(mean, None, None, too_few_differing_note(differing, n, unit))
     between = sum((d - mean) ** 2 for d in diffs) / (n - 1)
     var = max(between, floor.scale * sum(noise) / n)
-    half = t_quantile(confidence, n - 1) * math.sqrt(var / n)
-    return result(mean, max(-1.0, mean - half), min(1.0, mean + half), None)
+    gamma = sign_balance(diffs) * third_moment(diffs) / var**1.5
+    low, high = skew_corrected_t(mean, math.sqrt(var / n), gamma, n, t_quantile(confidence, n - 1))
+    return result(mean, max(-1.0, low), min(1.0, high), None)
+
+
+def sign_balance(diffs: Sequence[float]) -> float:
+    """``|#positive − #negative| / #non-zero`` of the paired differences (0 when none differs): how one-sided
+    they are, the weight of the skew correction (:func:`skew_corrected_t`)."""
+    pos = sum(1 for d in diffs if d > 1e-12)
+    neg = sum(1 for d in diffs if d < -1e-12)
+    return abs(pos - neg) / (pos + neg) if pos + neg else 0.0
+
+
+def third_moment(values: Sequence[float]) -> float:
+    """The mean cubed deviation from the mean (the skewness's numerator)."""
+    n = len(values)
+    mean = sum(values) / n
+    return sum((v - mean) ** 3 for v in values) / n
+
+
+def skew_corrected_t(mean: float, se: float, gamma: float, n: int, q: float) -> tuple[float, float]:
+    """Hall's (1992) skewness-removing transformation of the t statistic ``U = (mean − μ)/se``:
+    ``h(U) = U + a·U² + a²·U³/3 + b`` with ``a = γ/(3√n)``, ``b = γ/(6√n)`` (γ the skewness of one value),
+    monotone in ``U`` and inverted in closed form, ``h⁻¹(y) = ((1 + 3a(y − b))^⅓ − 1)/a``; the interval is
+    ``[mean − se·h⁻¹(q), mean − se·h⁻¹(−q)]``, the plain ``mean ± q·se`` at γ = 0. ``h`` is flat at its
+    stationary point ``U = −1/a``, so ``h⁻¹`` is held there (``|h⁻¹| ≤ 1/|a|``) rather than run past it, which
+    would only widen the long side further at a large sample skewness and few tasks. For right-skewed values
+    (γ > 0, e.g. differences ``1 − without`` when the skill side passes everything) it reaches further up."""
+    a, b = gamma / (3.0 * math.sqrt(n)), gamma / (6.0 * math.sqrt(n))
+
+    def inverse(y: float) -> float:
+        if abs(a) < 1e-9:
+            return y - b
+        x = max(0.0, 1.0 + 3.0 * a * (y - b))  # past h's stationary point U = −1/a it has no inverse slope
+        return (x ** (1.0 / 3.0) - 1.0) / a
+
+    return mean - se * inverse(q), mean - se * inverse(-q)
 
 
 def task_mean_interval(

@@ -45,7 +45,7 @@ def test_delta_gain_and_bootstrap(fx: Any, tmp_path: Path) -> None:
     assert d.paired.delta_pp == pytest.approx(((1 - 1 / 3) + (0.75 - 1.0)) / 2 * 100)
     assert d.paired.ci_low_pp is None and d.paired.ci_high_pp is None  # 2 paired tasks: below the threshold
     assert d.paired.ci_note == "too few tasks for an interval — n=2"
-    assert d.ci_method == "paired-t with trial-noise floor" and d.ci_note == d.paired.ci_note
+    assert d.ci_method == "paired-t with trial-noise floor, skew-corrected" and d.ci_note == d.paired.ci_note
     (g,) = s.gain_summary
     assert g.mean_g == pytest.approx(0.5) and g.mean_delta_pp == pytest.approx(25.0)
     assert s.bootstrap.seed == 11 and s.bootstrap.resamples == 2000  # experiment seed by default

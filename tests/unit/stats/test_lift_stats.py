@@ -116,16 +116,25 @@ def test_product_conditions_are_just_other_names() -> None:
     assert lift.lift == pytest.approx(0.5) and lift.treatment == "product-x"
 
 
-def test_lift_interval_is_a_t_interval_bounded_to_the_metric_range() -> None:
+def test_lift_interval_is_a_skew_corrected_t_interval_bounded_to_the_metric_range() -> None:
     # seven cases: treatment 1 everywhere, baseline 0 on six and 1 on one: lift mean 6/7
     results = [_r(f"s--{c}", W, 1.0) for c in "abcdefg"]
     results += [_r(f"s--{c}", B, 0.0 if c != "g" else 1.0) for c in "abcdefg"]
     lift = skill_lift(results, "overall")
     assert lift.n_paired == 7 and lift.lift == pytest.approx(6 / 7)
     assert lift.normal_ci is not None
-    # variance of (1,1,1,1,1,1,0) = 1/7; t_6 = 2.447: the upper end is clipped to 1
+    # variance of (1,1,1,1,1,1,0) = 1/7 (above the trial-noise floor), t_6 = 2.447; the six differences are all
+    # positive (sign balance 1) and left-skewed: skewness m3 / var^1.5 with m3 = (6 (1/7)^3 + (-6/7)^3) / 7.
+    # Hall's inverse at q: (1 + 3a(q - b))^(1/3) - 1) / a, a = g/(3 sqrt 7), b = g/(6 sqrt 7); here the cube
+    # root's argument is below 0, so it is held at h's stationary point, -1/a: the lower end reaches down
+    # 3 sqrt(7)/|g| standard errors (the long side of a left skew); the upper end is clipped to 1
+    m3 = (6 * (1 / 7) ** 3 + (-6 / 7) ** 3) / 7
+    g = m3 / (1 / 7) ** 1.5
+    a, b = g / (3 * math.sqrt(7)), g / (6 * math.sqrt(7))
+    assert 1 + 3 * a * (2.4469119 - b) < 0
     assert lift.normal_ci.high == 1.0
-    assert lift.normal_ci.low == pytest.approx(6 / 7 - 2.4469119 * math.sqrt(1 / 7 / 7), abs=1e-6)
+    assert lift.normal_ci.low == pytest.approx(6 / 7 - math.sqrt(1 / 7 / 7) * (-1 / a), abs=1e-6)
+    assert lift.normal_ci.low < 6 / 7 - 2.4469119 * math.sqrt(1 / 7 / 7)  # wider below than the plain t
     # five such cases differ: too few for an interval, said so
     few = skill_lift([r for r in results if r.task_id[-1] in "abcdeg"], "overall")
     assert few.normal_ci is None

@@ -103,8 +103,8 @@ def _coverage(seed: int, reps: int, tasks: int, trials: int, mu: float, effect: 
 def test_method_pinned_on_fixed_seeds(tasks: int, trials: int, mu: float, effect: float) -> None:
     """Two cells where the 93-97 % goal is reachable, 600 runs each on a fixed seed (not the benchmark's):
     both intervals land within 2 standard errors (about 1.8 points) of that band."""
-    assert (DELTA_FLOOR.pseudo, DELTA_FLOOR.scale, DELTA_FLOOR.prior_df) == (0.25, 0.25, 0.0)
-    assert (RATE_FLOOR.pseudo, RATE_FLOOR.scale, RATE_FLOOR.prior_df) == (0.25, 1.0, 4.0)
+    assert (DELTA_FLOOR.pseudo, DELTA_FLOOR.scale, DELTA_FLOOR.prior_df) == (0.5, 0.25, 0.0)
+    assert (RATE_FLOOR.pseudo, RATE_FLOOR.scale, RATE_FLOOR.prior_df) == (0.5, 0.5, 4.0)
     cov_d, cov_r = _coverage(7, 600, tasks, trials, mu, effect)
     assert 0.912 <= cov_d <= 0.988, cov_d
     assert 0.912 <= cov_r <= 0.988, cov_r
@@ -131,7 +131,7 @@ def test_gain_interval_rules_and_range() -> None:
     from skillworks.stats import gain_interval
     from skillworks.stats.gain import GAIN_FLOOR
 
-    assert (GAIN_FLOOR.pseudo, GAIN_FLOOR.scale) == (0.1, 1.0)  # benchmarks/interval_tuning.py's pick
+    assert (GAIN_FLOOR.pseudo, GAIN_FLOOR.scale) == (1.0, 0.25)  # benchmarks/interval_tuning.py's pick
 
     w = {f"t{i}": (r, 2) for i, r in enumerate((1.0, 0.5, 1.0, 1.0, 1.0, 1.0))}
     wo = {f"t{i}": (r, 2) for i, r in enumerate((0.5, 0.0, 0.5, 0.5, 0.0, 0.5))}
@@ -156,7 +156,7 @@ def test_pass_rate_interval_is_clustered_wilson_on_fixed_inputs() -> None:
     low, high = task_mean_interval({str(i): (r, 3) for i, r in enumerate(rates)}) or (0.0, 0.0)
     n, p = len(rates), sum(rates) / len(rates)
     s2 = float(np.var(rates, ddof=1))
-    floor = 1.0 * sum(shrunk_noise(r, 3, 0.25) for r in rates) / n
+    floor = 0.5 * sum(shrunk_noise(r, 3, 0.5) for r in rates) / n  # RATE_FLOOR: c = 1/2, k = 1/2
     v = (9 * s2 + 4 * floor) / 13
     n_eff = min(30.0, p * (1 - p) / (v / n))
     z = float(t.ppf(0.975, 13))
@@ -192,6 +192,7 @@ def _lift_rows(scores: dict[str, tuple[float, ...]]) -> list[TrialResult]:
 def test_lift_floor_is_the_01_floor_for_binary_scores_and_the_graded_one_otherwise() -> None:
     from skillworks.stats.paired import GRADED_FLOOR
 
+    assert (GRADED_FLOOR.pseudo, GRADED_FLOOR.scale) == (0.005, 0.75)  # benchmarks/interval_tuning.py's pick
     for scores, floor in (
         ({"w": (1.0, 1.0, 0.0), "o": (0.0, 1.0, 0.0)}, DELTA_FLOOR),
         ({"w": (0.9, 0.6, 0.3), "o": (0.2, 0.5, 0.1)}, GRADED_FLOOR),

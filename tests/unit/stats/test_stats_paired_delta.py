@@ -45,14 +45,40 @@ def test_pinned_values_and_clipping() -> None:
     diffs = [1, 1 / 3, 2 / 3, 1 / 3, 1 / 3, 1, 0]  # 6 of 7 differ
     mean = sum(diffs) / 7
     assert d.delta_pp == pytest.approx(mean * 100)
-    # between-task variance of the diffs (0.1481) beats the trial-noise floor; t_6(.975) = 2.4469
-    half = 2.446912 * (sum((x - mean) ** 2 for x in diffs) / 6 / 7) ** 0.5
-    assert d.ci_low_pp == pytest.approx((mean - half) * 100, abs=1e-3)
-    assert d.ci_high_pp == pytest.approx((mean + half) * 100, abs=1e-3)
+    # between-task variance of the diffs (0.1481) beats the trial-noise floor; t_6(.975) = 2.4469; the six
+    # non-zero differences are all positive (sign balance 1), so the full skew correction applies: Hall's
+    # interval [mean - se h^-1(q), mean - se h^-1(-q)], h^-1(y) = ((1 + 3a(y - b))^(1/3) - 1) / a with
+    # a = g / (3 sqrt 7), b = g / (6 sqrt 7), g = m3 / var^1.5
+    var = sum((x - mean) ** 2 for x in diffs) / 6
+    g = sum((x - mean) ** 3 for x in diffs) / 7 / var**1.5
+    a, b, se, q = g / (3 * 7**0.5), g / (6 * 7**0.5), (var / 7) ** 0.5, 2.446912
+    low, high = (mean - se * ((1 + 3 * a * (y - b)) ** (1 / 3) - 1) / a for y in (q, -q))
+    assert d.ci_low_pp == pytest.approx(low * 100, abs=1e-3)
+    assert d.ci_high_pp == pytest.approx(high * 100, abs=1e-3)
+    assert g > 0 and high - mean > mean - low  # right-skewed differences: the interval reaches further up
     three = paired_delta({k: w[k] for k in "abcde"}, {k: wo[k] for k in "abcde"})
     assert three.ci_low_pp is None and three.note == "too few tasks that differ for an interval — 5 of 5 tasks differ"
     everything = paired_delta(_sides(1.0, 1, 6), _sides(0.0, 1, 6))
     assert everything.ci_high_pp == 100.0 and everything.ci_low_pp is not None and everything.ci_low_pp < 100.0
+
+
+def test_skew_correction_is_weighed_by_the_sign_balance() -> None:
+    from skillworks.stats.paired import sign_balance, skew_corrected_t
+
+    assert sign_balance([0.5, -0.5, 1.0, 0.0]) == pytest.approx(1 / 3)
+    assert sign_balance([0.0, 0.0]) == 0.0 and sign_balance([0.2, 0.1]) == 1.0
+    assert skew_corrected_t(0.1, 0.05, 0.0, 10, 2.0) == pytest.approx((0.0, 0.2))  # no skew: the plain t
+    low, high = skew_corrected_t(0.1, 0.05, 1.0, 10, 2.0)
+    assert high - 0.1 > 0.1 - low > 0
+    # balanced signs: the same skewed-looking differences get the plain t (no correction)
+    w = {f"t{i}": (r, 1) for i, r in enumerate((1.0, 1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0))}
+    wo = {f"t{i}": (r, 1) for i, r in enumerate((0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0))}
+    d = paired_delta(w, wo)  # differences +1 x4, -1 x3, 0: balance 1/7, a small correction only
+    diffs = [1, 1, 1, -1, 1, -1, -1, 0]
+    mean = sum(diffs) / 8
+    half = 2.364624 * (sum((x - mean) ** 2 for x in diffs) / 7 / 8) ** 0.5
+    assert d.ci_low_pp is not None and d.ci_high_pp is not None
+    assert abs((d.ci_high_pp - mean * 100) - half * 100) < 2.0 and abs((mean * 100 - d.ci_low_pp) - half * 100) < 2.0
 
 
 def test_identical_summaries_carry_no_interval_and_equal_differences_carry_trial_noise() -> None:
