@@ -33,6 +33,7 @@ _CHUNK_BYTES = 400_000
 # options are disabled, so its heap cannot be capped); such scripts are linted at `finish`, when the scan
 # workers have exited, one per run
 _BIG_SCRIPT = 32_000
+_RUFF_CHUNK = 200  # Python files per ruff run
 _TIMEOUT = 120.0
 RUFF_SELECT = "E9,F"
 
@@ -227,7 +228,8 @@ class Linter:
         await _bash_n(self.bash, target, self.findings, self.problems)
 
     def _flush(self, final: bool) -> None:
-        if self.ruff and (len(self._py) >= 1000 or (final and self._py)):
+        # ruff is quick and fans out itself: small runs keep it beside the scan instead of after it
+        if self.ruff and (len(self._py) >= _RUFF_CHUNK or (final and self._py)):
             self._start(_ruff(self.ruff, self._py, self.findings, self.problems))
             self._py = []
         if self.shellcheck and final and self._sh:

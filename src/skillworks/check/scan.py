@@ -179,7 +179,9 @@ async def _scan_all(
         try:
             for batch in batches:
                 pending.append(loop.run_in_executor(pool, _scan_batch, batch, lint, keep_text))
-                if len(pending) >= 2 * workers:  # a bounded lead: results are consumed (and linted) in order
+                # a bounded lead: results are consumed (and linted) in order, so a slow batch at the head must
+                # not leave the other workers idle
+                if len(pending) >= 4 * workers:
                     yield await pending.popleft()
             while pending:
                 yield await pending.popleft()
