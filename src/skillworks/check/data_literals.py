@@ -258,18 +258,22 @@ def _python_run_collections_names(tree: ast.Module) -> set[str]:
             isinstance(node, ast.For | ast.AsyncFor)
             and isinstance(node.target, ast.Name)
             and isinstance(node.iter, ast.Name)
+            and _loop_runs_its_item(node, node.target.id)
         ):
-            item = node.target.id
-            if any(
-                isinstance(sub, ast.Call)
-                and _python_runner(sub.func)
-                and sub.args
-                and any(isinstance(n, ast.Name) and n.id == item for n in ast.walk(sub.args[0]))
-                for stmt in node.body
-                for sub in ast.walk(stmt)
-            ):
-                out.add(node.iter.id)
+            out.add(node.iter.id)
     return out
+
+
+def _loop_runs_its_item(loop: ast.For | ast.AsyncFor, item: str) -> bool:
+    """Does the loop's body hand its item (`item`, the loop variable) to a command runner's first argument?"""
+    return any(
+        isinstance(sub, ast.Call)
+        and _python_runner(sub.func)
+        and sub.args
+        and any(isinstance(n, ast.Name) and n.id == item for n in ast.walk(sub.args[0]))
+        for stmt in loop.body
+        for sub in ast.walk(stmt)
+    )
 
 
 def _python_run_collections(tree: ast.Module) -> set[int]:
@@ -291,16 +295,7 @@ def _python_run_collections(tree: ast.Module) -> set[int]:
     for node in ast.walk(tree):
         if not isinstance(node, (ast.For, ast.AsyncFor)) or not isinstance(node.target, ast.Name):
             continue
-        item = node.target.id
-        runs = any(
-            isinstance(sub, ast.Call)
-            and _python_runner(sub.func)
-            and sub.args
-            and any(isinstance(n, ast.Name) and n.id == item for n in ast.walk(sub.args[0]))
-            for stmt in node.body
-            for sub in ast.walk(stmt)
-        )
-        if not runs:
+        if not _loop_runs_its_item(node, node.target.id):
             continue
         if isinstance(node.iter, (ast.List, ast.Tuple, ast.Set)):
             out.add(id(node.iter))
