@@ -70,7 +70,10 @@ class PassRateRow(_Strict):
     tasks_without_scored: list[str] = Field(description="tasks left out of rate_excluding_errors")
     task_interval: IntervalOut | None = Field(
         default=None,
-        description="t-interval over tasks with a trial-noise floor (the headline's and PR comment's interval)",
+        description=(
+            "clustered Wilson interval over tasks, variance moderated toward the trial noise "
+            "(the headline's and PR comment's interval)"
+        ),
     )
     task_interval_note: str | None = Field(default=None, description="why there is no task_interval")
 
